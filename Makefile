@@ -1,0 +1,27 @@
+# The README's two commands. Both create .venv if missing and install the project into it.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# On the project's CI and dev machines this pin resolves to a local CPU build in seconds; an
+# unpinned torch would download several GB of CUDA packages. GPU users: see README.
+TORCH  ?= torch==2.13.0
+
+.PHONY: demo test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install -q "$(TORCH)"
+	$(PY) -m pip install -q -e ".[demos,test]"
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/bottleneck-lab analyze traces/h100/dataloader/bad.json.gz
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/bench_vs_hta.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,129 @@
+"""Frames -> Diagnosis: run every registered detector, contain failures, rank the findings."""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from . import facts
+from .detectors import REGISTRY, configs
+from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .trace import TraceFrame
+
+PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
+    "kernels": ("GPU kernels", lambda f: bool((f.gpu_ops["kind"] == "kernel").any())),
+    "steps": ("steps", lambda f: len(f.steps) > 0),
+    "runtime": ("CUDA runtime calls", lambda f: len(f.runtime) > 0),
+    "cpu_ops": ("CPU ops", lambda f: len(f.cpu_ops) > 0),
+    "shapes": ("recorded shapes (record_shapes=True)",
+               lambda f: bool(len(f.cpu_ops)) and bool(f.cpu_ops["input_dims"].notna().any())),
+    "memory_events": ("[memory] events (profile_memory=True)", lambda f: len(f.memory) > 0),
+    "nccl": ("NCCL kernels", lambda f: bool(facts.kernels(f)["name"].astype(object)
+                                            .str.contains("nccl|rccl", case=False).any())),
+    "dataloader": ("DataLoader spans", lambda f: len(facts.dataloader_spans(f)) > 0),
+}
+
+
+def missing_prerequisite(frame: TraceFrame, requires: frozenset[str]) -> str | None:
+    for req in sorted(requires):
+        label, check = PREREQUISITE_CHECKS[req]
+        if not check(frame):
+            return f"skipped: trace has no {label}"
+    return None
+
+
+def summarize(frame: TraceFrame) -> Summary:
+    stats = facts.step_stats(frame)
+    dev = facts.main_device(frame)
+    busy = facts.busy_pct(frame, dev) if dev is not None else None
+    extra: dict[str, Any] = {}
+    if stats is not None:
+        extra["steps_marked"] = stats.marked
+        extra["trace_span_us"] = round(stats.span_end - stats.span_start, 1)
+    if dev is not None:
+        extra["main_device"] = dev
+        extra["idle_us_per_step_by_cause"] = {
+            k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()}
+        k = facts.kernels(frame)
+        extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
+    return Summary(
+        steps=stats.count if stats else None,
+        step_time_us=round(stats.median_us, 1) if stats else None,
+        gpu_busy_pct=round(busy, 2) if busy is not None else None,
+        extra=extra,
+    )
+
+
+def _run_detectors(frame: TraceFrame, cfgs: dict[str, Any], skipped: dict, errors: dict) -> list[Finding]:
+    found: list[Finding] = []
+    for code, det in REGISTRY.items():
+        why = missing_prerequisite(frame, det.requires)
+        if why:
+            skipped.setdefault(code, why)
+            continue
+        try:
+            found.extend(det.detect(frame, cfgs[code]))
+        except Exception as exc:  # one broken detector must not sink the report
+            tb = traceback.extract_tb(exc.__traceback__)[-1]
+            errors[code] = f"{type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
+    return found
+
+
+def _device_info(frame: TraceFrame) -> dict[str, Any] | None:
+    dev = facts.main_device(frame)
+    props = frame.device_props(dev) if dev is not None else (
+        frame.device_properties[0] if frame.device_properties else None)
+    if props is None:
+        return None
+    info = {"name": props.get("name"), "id": props.get("id", dev)}
+    for src, dst in (("numSms", "sm_count"), ("totalGlobalMem", "memory_bytes")):
+        if src in props:
+            info[dst] = props[src]
+    if "computeMajor" in props:
+        info["compute_capability"] = f"{props['computeMajor']}.{props.get('computeMinor', 0)}"
+    return info
+
+
+def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | None = None,
+             path: str | None = None) -> Diagnosis:
+    """Analyse every rank; the summary describes the slowest rank, which sets the job's pace."""
+    cfgs = configs(overrides)
+    skipped: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    summaries = [summarize(f) for f in frames]
+    slowest = int(np.argmax([s.step_time_us or 0.0 for s in summaries]))
+    per_rank = [_run_detectors(f, cfgs, skipped, errors) for f in frames]
+    findings = _merge_ranks(frames, per_rank)
+    lead = frames[slowest]
+    summary = summaries[slowest]
+    if len(frames) > 1:
+        summary.extra["summary_rank"] = lead.rank
+        summary.extra["step_time_us_by_rank"] = {
+            f.rank: s.step_time_us for f, s in zip(frames, summaries)}
+    warnings = [w for f in frames for w in f.warnings]
+    info = TraceInfo(path=path or lead.path, ranks=[f.rank for f in frames], device=_device_info(lead),
+                     has_gpu=any(f.has_gpu for f in frames), events=sum(f.events for f in frames),
+                     warnings=list(dict.fromkeys(warnings)))
+    return Diagnosis(info, summary, rank_findings(findings), skipped, errors)
+
+
+def _merge_ranks(frames: list[TraceFrame], per_rank: list[list[Finding]]) -> list[Finding]:
+    """One finding per code: the worst rank's, noting which other ranks show it too."""
+    if len(frames) == 1:
+        return per_rank[0]
+    best: dict[str, tuple[Finding, int]] = {}
+    ranks: dict[str, list[int]] = {}
+    for frame, found in zip(frames, per_rank):
+        for f in found:
+            ranks.setdefault(f.code, []).append(frame.rank)
+            cur = best.get(f.code)
+            if cur is None or (f.time_lost_us_per_step or 0) > (cur[0].time_lost_us_per_step or 0):
+                best[f.code] = (f, frame.rank)
+    merged = []
+    for code, (f, rank) in best.items():
+        ev = {**f.evidence, "rank": rank, "ranks_affected": sorted(ranks[code])}
+        merged.append(Finding(f.code, f.kind, f.severity, f.title, f.time_lost_us_per_step,
+                              f.share_pct, ev, f.fix, f.efficiency))
+    return merged

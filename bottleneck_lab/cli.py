@@ -1,0 +1,142 @@
+"""`bottleneck-lab` command line. Imports stay lazy so `--help` starts fast.
+
+Exit codes: 0 analysed; 2 unusable input or arguments (one line on stderr); 1 a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+EXAMPLES = """examples:
+  bottleneck-lab analyze trace.json.gz                 diagnosis as text
+  bottleneck-lab analyze traces/ --format json -o d.json   a directory of per-rank traces
+  bottleneck-lab analyze t.json.gz --set gpu-idle.min_share_pct=1
+  bottleneck-lab analyze --list-detectors
+  bottleneck-lab explain sync-stall                    what a finding means and how to fix it
+  bottleneck-lab demo --list                           the bottleneck demos
+  bottleneck-lab demo dataloader                       run bad and fixed, compare side by side
+"""
+
+
+class UsageError(Exception):
+    """Bad arguments or input: one line on stderr, exit 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = argparse.ArgumentParser(
+        prog="bottleneck-lab",
+        description="Read a PyTorch profiler (Kineto) trace and say why the training step is slow.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"bottleneck-lab {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    a = sub.add_parser("analyze", help="diagnose a trace file or a directory of rank traces",
+                       epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument("path", nargs="?", help=".json, .json.gz, or a directory of per-rank traces")
+    a.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    a.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
+    a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
+                   help="override a detector threshold (repeatable)")
+    a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
+
+    e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
+    e.add_argument("code", help="detector code, e.g. sync-stall")
+
+    d = sub.add_parser("demo", help="run a bottleneck demo bad and fixed and compare them")
+    d.add_argument("name", nargs="?", help="demo name (see --list)")
+    d.add_argument("--list", action="store_true", help="list the demos")
+    d.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto")
+    d.add_argument("--steps", type=int, default=None, help="profiled steps per variant")
+    d.add_argument("--out", default=None, help="where to write traces (default: a temp dir)")
+    return p
+
+
+def _write(text: str, output: str | None) -> None:
+    if not output:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageError(f"{output}: cannot write report: {exc.strerror or exc}") from None
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from .detectors import REGISTRY, parse_override
+
+    if args.list_detectors:
+        w = max(len(c) for c in REGISTRY)
+        for code, det in REGISTRY.items():
+            first = det.doc.splitlines()[0]
+            needs = ", ".join(sorted(det.requires))
+            sys.stdout.write(f"{code:<{w}}  {det.kind:<16} {first}  [needs: {needs}]\n")
+        return 0
+    if not args.path:
+        raise UsageError("analyze: give a trace PATH (or --list-detectors)")
+    overrides: dict[str, dict] = {}
+    for text in args.set:
+        try:
+            code, fld, value = parse_override(text)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        overrides.setdefault(code, {})[fld] = value
+
+    from .analyze import diagnose
+    from .report import render
+    from .trace import TraceError, load_trace
+
+    try:
+        frames = load_trace(args.path)
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+    except MemoryError:
+        raise UsageError(f"{args.path}: trace too large for the available memory") from None
+    diagnosis = diagnose(frames, overrides, path=args.path)
+    _write(render(diagnosis, args.format), args.output)
+    return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from .detectors import REGISTRY
+
+    det = REGISTRY.get(args.code)
+    if det is None:
+        raise UsageError(f"explain: unknown detector {args.code!r}; known: {', '.join(REGISTRY)}")
+    sys.stdout.write(f"{det.code} ({det.kind})\n\n{det.doc}\n")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo_cli import run_demo_command
+
+    return run_demo_command(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo}
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return handlers[args.command](args)
+    except UsageError as exc:
+        sys.stderr.write(f"bottleneck-lab: {exc}\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("bottleneck-lab: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: say so in one line; the traceback only when asked for
+        if os.environ.get("BOTTLENECK_LAB_DEBUG"):
+            raise
+        sys.stderr.write(f"bottleneck-lab: internal error ({type(exc).__name__}: {exc}); "
+                         "rerun with BOTTLENECK_LAB_DEBUG=1 for the traceback and report it\n")
+        return 1

@@ -1,0 +1,59 @@
+"""Helpers detectors share: per-step cost, shares and timeline evidence."""
+
+from __future__ import annotations
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+
+
+def trace_start(frame: TraceFrame) -> float:
+    return float(frame.steps["ts"].min()) if len(frame.steps) else 0.0
+
+
+def when(frame: TraceFrame, ts: float) -> dict:
+    """A timestamp as Perfetto shows it (ms from the first step) and as written in the file."""
+    return {"at_ms": round((ts - trace_start(frame)) / 1000.0, 3), "ts": round(float(ts), 3)}
+
+
+def cost(frame: TraceFrame, total_us: float) -> tuple[float, float]:
+    """(µs lost per step, % of step time) for a total cost over the whole trace."""
+    stats = facts.step_stats(frame)
+    per_step = total_us / max(stats.count, 1)
+    share = 100.0 * total_us / stats.total_us if stats.total_us > 0 else 0.0
+    return round(per_step, 1), round(share, 2)
+
+
+def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
+    """The largest idle gaps of one cause, with what the host was doing meanwhile."""
+    gaps = facts.idle_gaps(frame)
+    sel = gaps.loc[gaps["cause"] == cause].nlargest(top, "dur")
+    out = []
+    for g in sel.itertuples():
+        item = {**when(frame, g.start), "idle_us": round(g.dur, 1), "step": int(g.step),
+                "next_gpu_op": g.next_op}
+        if cause == "sync_stall":
+            item["sync_call"] = g.sync_call
+        if cause == "data_loading":
+            item["dataloader_us"] = round(g.dataloader_us, 1)
+        if cause in ("host_bound", "launch_overhead"):
+            item["launches_in_gap"] = int(g.launches_in_gap)
+            item["host_ops"] = facts.host_ops_in(frame, g.start, g.end)
+        out.append(item)
+    return out
+
+
+def idle_finding(frame: TraceFrame, code: str, kind: str, cause: str, title: str, fix: str,
+                 min_share_pct: float, extra: dict | None = None) -> list[Finding]:
+    """A finding for the idle time attributed to one cause, or none below `min_share_pct`."""
+    total = facts.idle_by_cause(frame)[cause]
+    per_step, share = cost(frame, total)
+    if share < min_share_pct:
+        return []
+    gaps = facts.idle_gaps(frame)
+    n = int((gaps["cause"] == cause).sum())
+    evidence = {"idle_us_total": round(total, 1), "gaps": n,
+                "gaps_per_step": round(n / max(len(frame.steps), 1), 1),
+                "largest_gaps": gap_evidence(frame, cause), **(extra or {})}
+    return [Finding(code, kind, severity_for_share(share), title.format(share=share, per_step=per_step),
+                    per_step, share, evidence, fix)]

@@ -1,0 +1,61 @@
+"""Collective communication not hidden behind compute.
+
+Symptom: NCCL (or RCCL) kernels run while no compute kernel runs on the same GPU.
+Likely cause: gradients all-reduced after backward instead of overlapped with it, buckets too
+large or too small, a single stream for compute and communication, or a slow interconnect.
+Fix: let DDP/FSDP overlap communication with backward (check `bucket_cap_mb`, avoid
+`find_unused_parameters=True` where not needed, no_sync during gradient accumulation), and check
+link bandwidth with nccl-tests if exposed time stays high.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+from ..trace import intervals as iv
+from ._common import cost
+
+CODE = "communication"
+KIND = "communication"
+REQUIRES = {"kernels", "steps", "nccl"}
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    dev = facts.main_device(frame)
+    k = facts.kernels(frame)
+    k = k.loc[k["device"] == dev]
+    is_comm = k["name"].astype(object).str.contains("nccl|rccl", case=False, regex=True).to_numpy()
+    comm = k.loc[is_comm & (k["step"].to_numpy() >= 0)]
+    if not len(comm):
+        return []
+    compute = k.loc[~is_comm]
+    ks, ke = iv.union(compute["ts"].to_numpy(), compute["end"].to_numpy())
+    cs, ce = iv.union(comm["ts"].to_numpy(), comm["end"].to_numpy())
+    comm_total = iv.total(cs, ce)
+    exposed = comm_total - float(iv.overlap_with(ks, ke, cs, ce).sum())
+    per_step, share = cost(frame, exposed)
+    if share < cfg.min_share_pct:
+        return []
+    n_steps = max(len(frame.steps), 1)
+    by_name = comm.groupby(comm["name"].astype(object).str.extract(r"(ncclDevKernel_\w+|ncclKernel_\w+|nccl\w+)", expand=False)
+                           .fillna("nccl"))["dur"].sum().sort_values(ascending=False)
+    evidence = {
+        "collective_us_per_step": round(comm_total / n_steps, 1),
+        "exposed_us_per_step": per_step,
+        "overlapped_pct": round(100 * (1 - exposed / comm_total), 1) if comm_total else None,
+        "collectives_per_step": round(len(comm) / n_steps, 1),
+        "time_by_kernel_us_per_step": {n: round(v / n_steps, 1) for n, v in by_name.head(5).items()},
+    }
+    title = f"Exposed communication: {share:.1f}% of the step in collectives not overlapped with compute"
+    fix = ("Overlap gradient communication with backward (DDP/FSDP do this by default: check "
+           "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync during accumulation); "
+           "if exposed time stays high, measure the interconnect with nccl-tests.")
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

@@ -1,0 +1,68 @@
+"""The GPU waits on the input pipeline.
+
+Symptom: DataLoader `__next__` spans take a large share of the step, and the GPU is idle while
+they run.
+Likely cause: too few DataLoader workers for the per-sample CPU work (decoding, augmentation),
+`num_workers=0` doing everything in the training process, or slow storage.
+Fix: raise `num_workers` (start at the number of CPU cores per GPU), set `pin_memory=True`,
+`persistent_workers=True` and a `prefetch_factor` of 2-4. More workers do not help when the
+loader is already parallel and each batch still takes longer than a step (then the per-sample
+work or the storage is the limit: cache decoded data, move augmentation to the GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+from ..trace import intervals as iv
+from ._common import cost, gap_evidence
+
+CODE = "data-loading"
+KIND = "data_loading"
+REQUIRES = {"steps", "dataloader"}
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    dl = facts.dataloader_spans(frame)
+    stats = facts.step_stats(frame)
+    ds, de = iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy())
+    ws, we = facts.step_windows(frame)
+    in_steps = float(iv.overlap_with(ds, de, ws, we).sum())
+    dl_share = 100.0 * in_steps / stats.total_us if stats.total_us else 0.0
+    idle = facts.idle_by_cause(frame)["data_loading"] if frame.has_gpu else in_steps
+    per_step, share = cost(frame, idle)
+    if share < cfg.min_share_pct:
+        return []
+    names = dl["name"].astype(object)
+    multi = bool(names.str.contains("MultiProcessing").any())
+    evidence = {
+        "dataloader_us_per_step": round(in_steps / stats.count, 1),
+        "dataloader_share_pct": round(dl_share, 2),
+        "gpu_idle_caused_us_per_step": per_step,
+        "calls": int(len(dl)),
+        "loader": "multi-process" if multi else "single-process (num_workers=0)",
+        "median_next_us": round(float(np.median(dl["dur"])), 1),
+        "largest_gaps": gap_evidence(frame, "data_loading") if frame.has_gpu else [],
+    }
+    if multi:
+        fix = ("The loader already uses worker processes and the GPU still waits: raise num_workers "
+               "if CPU cores are free, set pin_memory=True, persistent_workers=True and "
+               "prefetch_factor=4. If every core is busy, more workers will not help: cut the "
+               "per-sample CPU work (cache decoded data, augment on the GPU) or use faster storage.")
+    else:
+        fix = ("DataLoader(num_workers=0) does all loading in the training process. Set num_workers "
+               "to the CPU cores available per GPU (e.g. 8), pin_memory=True, "
+               "persistent_workers=True, prefetch_factor=2-4.")
+    title = (f"GPU waits on the DataLoader: {share:.1f}% of the step "
+             f"({per_step / 1000:.2f} ms per step in __next__ while the GPU idles)")
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

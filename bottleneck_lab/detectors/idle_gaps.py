@@ -1,0 +1,38 @@
+"""GPU idle the analyzer cannot pin on a host cause.
+
+Symptom: the GPU sits idle inside the steps although the next kernel had already been launched,
+or the idle cannot be linked to a launch at all.
+Likely cause: cross-stream waits (cudaStreamWaitEvent), work on another device or process,
+kernels launched from threads the profiler did not record, or CPU-GPU clock skew.
+Fix: open the largest gaps listed in the evidence in Perfetto and look at what the other streams
+and threads were doing; overlapping independent work on separate streams can fill them.
+The evidence also lists idle time per attributed cause (data loading, sync, launch, host), each of
+which its own detector reports, so this total never double counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import facts
+from ..trace import TraceFrame
+from ._common import idle_finding
+
+CODE = "gpu-idle"
+KIND = "gpu_idle"
+REQUIRES = {"kernels", "steps"}
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    by_cause = {k: round(v, 1) for k, v in facts.idle_by_cause(frame).items()}
+    return idle_finding(
+        frame, CODE, KIND, "gpu_idle",
+        "GPU idle {share:.1f}% of the step with work already queued ({per_step:.0f} µs per step)",
+        "Look at the listed gaps in Perfetto: find the stream or event the next kernel waited on, "
+        "and overlap independent work on separate streams.",
+        cfg.min_share_pct, extra={"idle_us_by_cause": by_cause})

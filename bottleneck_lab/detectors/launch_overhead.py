@@ -1,0 +1,91 @@
+"""The CPU cannot launch kernels as fast as the GPU runs them.
+
+Symptom: many short kernels per step, kernels that run shorter than the launch call that issued
+them, and idle gaps where the next kernel was launched only after the GPU ran dry while the host
+was launching back to back.
+Likely cause: eager execution of many small ops (small layers, elementwise chains, per-parameter
+optimizer loops); Python and dispatcher overhead of ~5-20 µs per op dominates.
+Fix: if most launches come from Optimizer.step with a single-tensor (for-loop) optimizer, use
+`foreach=True` or `fused=True`. For many small layers or elementwise chains, capture the step
+with CUDA graphs (`torch.cuda.graphs`, `torch.compile(mode="reduce-overhead")`) or fuse it with
+`torch.compile`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+from ._common import cost, gap_evidence
+
+CODE = "launch-overhead"
+KIND = "launch_overhead"
+REQUIRES = {"kernels", "steps", "runtime"}
+
+OPTIMIZER = re.compile(r"^Optimizer\.step#(\w+)\.step")
+MULTI_TENSOR = re.compile(r"multi_tensor_apply|fused_adam|FusedAdam|fused_sgd|_fused_", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def _optimizer_launch_share(frame: TraceFrame, launch_ts: np.ndarray) -> tuple[float, str | None]:
+    ann = frame.annotations
+    names = ann["name"].astype(object)
+    opt = ann.loc[names.str.match(OPTIMIZER).fillna(False).astype(bool) & ~ann["on_gpu"]]
+    if not len(opt) or not len(launch_ts):
+        return 0.0, None
+    s, e = opt["ts"].to_numpy(), opt["end"].to_numpy()
+    i = np.searchsorted(np.sort(s), launch_ts, side="right") - 1
+    order = np.argsort(s)
+    inside = (i >= 0) & (launch_ts <= e[order][np.maximum(i, 0)])
+    m = OPTIMIZER.match(str(opt["name"].iloc[0]))
+    return float(inside.mean()), (m.group(1) if m else None)
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    if facts.launch_bound_owner(frame) != "launch_overhead":
+        return []  # the small-batch detector owns this idle: bigger kernels, not fewer, are the fix
+    total = facts.idle_by_cause(frame)["launch_overhead"]
+    per_step, share = cost(frame, total)
+    if share < cfg.min_share_pct:
+        return []
+    g = frame.gpu_ops
+    k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0)]
+    la = facts.launches(frame)
+    launch_dur = frame.runtime["dur"].to_numpy()[np.maximum(k["launch"].to_numpy(), 0)]
+    linked = k["launch"].to_numpy() >= 0
+    shorter = float((k["dur"].to_numpy()[linked] < launch_dur[linked]).mean()) if linked.any() else 0.0
+    n_steps = max(len(frame.steps), 1)
+    opt_share, opt_name = _optimizer_launch_share(frame, la["ts"].to_numpy())
+    kernel_names = k["name"].astype(object)
+    multi_tensor = bool(kernel_names.str.contains(MULTI_TENSOR).any())
+    evidence = {
+        "kernels_per_step": round(len(k) / n_steps, 1),
+        "median_kernel_us": round(float(k["dur"].median()), 2) if len(k) else None,
+        "median_launch_us": round(float(la["dur"].median()), 2) if len(la) else None,
+        "kernels_shorter_than_launch_pct": round(100 * shorter, 1),
+        "gpu_busy_pct": round(facts.busy_pct(frame, facts.main_device(frame)) or 0.0, 1),
+        "launches_in_optimizer_pct": round(100 * opt_share, 1),
+        "optimizer": opt_name,
+        "optimizer_uses_multi_tensor_kernels": multi_tensor,
+        "largest_gaps": gap_evidence(frame, "launch_overhead"),
+    }
+    if opt_share >= 0.4 and not multi_tensor:
+        fix = (f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}) running "
+               "one kernel per parameter: construct it with foreach=True or fused=True "
+               f"(e.g. torch.optim.{opt_name or 'AdamW'}(params, fused=True)).")
+    else:
+        fix = ("Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
+               "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
+               "torch.compile; use a foreach/fused optimizer.")
+    title = (f"Kernel launches cannot keep the GPU busy: {share:.1f}% of the step idle, "
+             f"{len(k) / n_steps:.0f} kernels per step")
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

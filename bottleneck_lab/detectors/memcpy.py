@@ -1,0 +1,86 @@
+"""Host-device copies that cost step time.
+
+Symptom: Memcpy HtoD/DtoH take a large share of the step, copies come from pageable host memory
+("Pageable" in the copy's name), or the host blocks in synchronous copies.
+Likely cause: batches built in ordinary (pageable) host memory are staged through a bounce buffer
+at a fraction of PCIe/NVLink bandwidth, and `.to(device)` without `non_blocking=True` blocks the
+host.
+Fix: `DataLoader(pin_memory=True)` or `tensor.pin_memory()`, then `.to(device, non_blocking=True)`
+so copies run at full bandwidth and overlap with compute; avoid copies back to the host in the
+step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+from ..trace import intervals as iv
+from ._common import cost, when
+
+CODE = "memcpy"
+KIND = "memcpy"
+REQUIRES = {"kernels", "steps"}
+
+# Pinned copies run at about twice the bandwidth of pageable ones (measured by the pageable_memcpy
+# demo; traces/README.md); the time we call recoverable is the pageable time this would save.
+PINNED_SPEEDUP = 2.0
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    g = frame.gpu_ops
+    copies = g.loc[(g["kind"] == "memcpy") & g["copy_kind"].isin(["HtoD", "DtoH"]) & (g["step"] >= 0)]
+    if not len(copies):
+        return []
+    k = facts.kernels(frame)
+    ks, ke = iv.union(k["ts"].to_numpy(), k["end"].to_numpy())
+    cs, ce = copies["ts"].to_numpy(), copies["end"].to_numpy()
+    exposed = copies["dur"].to_numpy() - iv.overlap_with(ks, ke, cs, ce)
+    pageable = copies["pageable"].to_numpy()
+    pageable_us = float(copies.loc[pageable, "dur"].sum())
+    recoverable = pageable_us * (1 - 1 / PINNED_SPEEDUP)
+    per_step, share = cost(frame, recoverable)
+    _, copy_share = cost(frame, float(copies["dur"].sum()))
+    exposed_per_step, exposed_share = cost(frame, float(exposed.sum()))
+    if max(share, exposed_share) < cfg.min_share_pct:
+        return []
+    n_steps = max(len(frame.steps), 1)
+    by_kind = copies.groupby("copy_kind")["dur"].sum()
+    largest = [{**when(frame, c.ts), "name": str(c.name), "us": round(c.dur, 1),
+                "bytes": None if c.bytes != c.bytes else int(c.bytes),
+                "gb_per_s": None if not c.bytes or c.dur <= 0 else round(c.bytes / c.dur / 1e3, 2)}
+               for c in copies.nlargest(5, "dur").itertuples()]
+    evidence = {
+        "copy_us_per_step": round(float(copies["dur"].sum()) / n_steps, 1),
+        "copy_share_pct": copy_share,
+        "exposed_copy_us_per_step": exposed_per_step,
+        "copy_us_per_step_by_direction": {k_: round(v / n_steps, 1) for k_, v in by_kind.items()},
+        "pageable_copies_per_step": round(int(pageable.sum()) / n_steps, 1),
+        "pageable_us_per_step": round(pageable_us / n_steps, 1),
+        "blocking_copy_calls_per_step": round(int(facts.sync_calls(frame)["name"].astype(str)
+                                                   .str.contains("Memcpy").sum()) / n_steps, 1),
+        "largest_copies": largest,
+    }
+    if pageable_us > 0:
+        severity = severity_for_share(share)
+        title = (f"Copies from pageable host memory: {pageable_us / n_steps / 1000:.2f} ms per step, "
+                 f"about {share:.0f}% of the step recoverable by pinning")
+        fix = ("Pin the host buffers (DataLoader(pin_memory=True) or tensor.pin_memory()) and copy "
+               "with .to(device, non_blocking=True) so copies run at full bandwidth and overlap "
+               "compute.")
+        lost = per_step
+    else:
+        # Already pinned: what is left is bandwidth; overlapping it is a smaller, harder win.
+        severity = "low" if exposed_share >= cfg.min_share_pct else "info"
+        title = f"Pinned host-device copies take {copy_share:.0f}% of the step ({exposed_share:.0f}% not overlapped)"
+        fix = ("Copies are already pinned. Overlap them with compute (non_blocking=True and prefetch "
+               "the next batch on a side stream) or move less data per step.")
+        lost, share = exposed_per_step, exposed_share
+    return [Finding(CODE, KIND, severity, title, lost, share, evidence, fix)]

@@ -1,0 +1,88 @@
+"""Host-device synchronisation drains the GPU.
+
+Symptom: the host blocks in cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
+or a blocking copy to the host; the GPU finishes its queue and then idles until the host launches
+again.
+Likely cause: `.item()`, `.cpu()`, `.tolist()`, `print(tensor)`, `torch.nonzero` / boolean-mask
+indexing (output size unknown until the GPU finishes), `if tensor:` conditions, or explicit
+`torch.cuda.synchronize()` in the step.
+Fix: keep values on the GPU (accumulate metrics in tensors and read them every N steps), replace
+data-dependent shapes with masks (`torch.where`), and drop explicit synchronize calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..trace import TraceFrame
+from ._common import cost, gap_evidence, when
+
+CODE = "sync-stall"
+KIND = "sync_stall"
+REQUIRES = {"kernels", "steps", "runtime"}
+
+# Ops whose presence above a sync call names the Python that caused it.
+CAUSE_OPS = ("aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::to", "aten::_to_copy",
+             "aten::copy_", "aten::masked_select", "aten::unique", "aten::is_nonzero", "aten::tolist",
+             "aten::equal", "aten::index", "aten::repeat_interleave")
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+    top_calls: int = 5
+
+
+def _op_chain(frame: TraceFrame, op_row: int, depth: int = 4) -> list[str]:
+    """The op that made the call and its parents, innermost first."""
+    chain = []
+    ops = frame.cpu_ops
+    parent = ops["parent"].to_numpy()
+    names = ops["name"]
+    while op_row >= 0 and len(chain) < depth:
+        chain.append(str(names.iat[op_row]))
+        op_row = int(parent[op_row])
+    return chain
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    syncs = facts.sync_calls(frame)
+    in_steps = syncs.loc[syncs["step"] >= 0]
+    total = facts.idle_by_cause(frame)["sync_stall"]
+    per_step, share = cost(frame, total)
+    if share < cfg.min_share_pct or not len(in_steps):
+        return []
+    gaps = facts.idle_gaps(frame)
+    stalls = gaps.loc[gaps["cause"] == "sync_stall"]
+    calls = []
+    for s in in_steps.nlargest(cfg.top_calls, "dur").itertuples():
+        chain = _op_chain(frame, int(s.op))
+        calls.append({**when(frame, s.ts), "call": str(s.name), "blocked_us": round(s.dur, 1),
+                      "op_chain": chain,
+                      "caused_by": next((c for c in chain if c in CAUSE_OPS), chain[0] if chain else None)})
+    chains = [tuple(_op_chain(frame, int(o), 2)) for o in in_steps["op"]]
+    by_origin: dict[str, int] = {}
+    for ch in chains:
+        key = " <- ".join(ch) if ch else "(no enclosing op: explicit synchronize or Python)"
+        by_origin[key] = by_origin.get(key, 0) + 1
+    n_steps = max(len(frame.steps), 1)
+    evidence = {
+        "sync_calls_per_step": round(len(in_steps) / n_steps, 1),
+        "host_blocked_us_per_step": round(float(in_steps["dur"].sum()) / n_steps, 1),
+        "gpu_idle_after_sync_us_per_step": per_step,
+        "stalls": int(len(stalls)),
+        "median_idle_after_sync_us": round(float(np.median(stalls["dur"])), 1) if len(stalls) else 0.0,
+        "calls_by_origin": dict(sorted(by_origin.items(), key=lambda kv: -kv[1])[:6]),
+        "longest_calls": calls,
+        "largest_gaps": gap_evidence(frame, "sync_stall"),
+    }
+    title = (f"Host-device syncs drain the GPU: {share:.1f}% of the step idle after "
+             f"{len(in_steps) / n_steps:.0f} sync calls per step")
+    fix = ("Remove the host reads named under calls_by_origin: keep metrics as GPU tensors and read "
+           "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
+           "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop.")
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

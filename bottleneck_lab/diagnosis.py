@@ -1,0 +1,109 @@
+"""Finding, Summary and Diagnosis: the plain values every renderer and tool reads.
+
+Severity follows from the share of the step a finding costs (`severity_for_share`):
+
+    high    >= 25% of the step
+    medium  >= 10%
+    low     >=  3%
+    info    below that, or no time estimate
+
+The first finding of severity medium or high, in the ranked list, is the diagnosis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SCHEMA = "bottleneck-lab/diagnosis/1"
+SEVERITIES = ("info", "low", "medium", "high")
+KINDS = (
+    "data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
+    "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication",
+)
+SEVERITY_THRESHOLDS_PCT = (("high", 25.0), ("medium", 10.0), ("low", 3.0))
+
+
+def severity_for_share(share_pct: float | None) -> str:
+    if share_pct is None:
+        return "info"
+    for severity, threshold in SEVERITY_THRESHOLDS_PCT:
+        if share_pct >= threshold:
+            return severity
+    return "info"
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    kind: str
+    severity: str
+    title: str
+    time_lost_us_per_step: float | None
+    share_pct: float | None
+    evidence: dict[str, Any]
+    fix: str
+    efficiency: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {self.severity!r}")
+
+
+@dataclass(frozen=True)
+class Summary:
+    steps: int | None = None
+    step_time_us: float | None = None
+    gpu_busy_pct: float | None = None
+    flops_per_step: float | None = None
+    achieved_tflops: float | None = None
+    peak_tflops: float | None = None
+    peak_source: str | None = None
+    mfu_pct: float | None = None
+    peak_memory_bytes: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # more facts, rendered after the contract fields
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    path: str
+    ranks: list[int]
+    device: dict[str, Any] | None
+    has_gpu: bool
+    events: int
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Diagnosis:
+    trace: TraceInfo
+    summary: Summary
+    findings: list[Finding]
+    skipped: dict[str, str] = field(default_factory=dict)  # detector code -> why it did not run
+    errors: dict[str, str] = field(default_factory=dict)   # detector code -> what went wrong
+
+    @property
+    def verdict(self) -> Finding | None:
+        """The first finding of severity medium or high: what to fix first."""
+        return next((f for f in self.findings if f.severity in ("medium", "high")), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        summary = asdict(self.summary)
+        extra = summary.pop("extra")
+        summary.update({k: v for k, v in extra.items() if k not in summary})
+        return {
+            "schema": SCHEMA,
+            "trace": asdict(self.trace),
+            "summary": summary,
+            "findings": [asdict(f) for f in self.findings],
+            "detectors": {"skipped": self.skipped, "errors": self.errors},
+        }
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """Most costly first; findings without a time estimate after those with one, by severity."""
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(findings, key=lambda f: (
+        -(f.time_lost_us_per_step or 0.0), -order[f.severity], f.code))

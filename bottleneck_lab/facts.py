@@ -1,0 +1,286 @@
+"""Derived facts shared by detectors and the summary, computed once per frame and cached on it.
+
+The central one is the idle-gap table: every interval inside the steps when a device ran no GPU
+op, with the one cause it is attributed to (so no idle microsecond is counted twice):
+
+    data_loading     the host was in DataLoader __next__ for most of the gap
+    sync_stall       the gap began while the host sat in a synchronising call: the queue drained
+    launch_overhead  the queue was empty and the host was issuing launches back to back
+    host_bound       the queue was empty and the host was busy with other work (ops or Python)
+    gpu_idle         anything else (the next op was already queued, or no launch link)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .trace import TraceFrame
+from .trace import intervals as iv
+
+DATALOADER = re.compile(r"DataLoader.*__next__|dataloader.*next", re.IGNORECASE)
+SYNC_CALLS = re.compile(
+    r"^(cuda|hip|cu)(Stream|Device|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D)?$|^hipMemcpyWithStream$"
+    r"|^cuMemcpy(DtoH|HtoD)?(_v2)?$")
+# When the host spends no more than this per launch inside a gap, launching is what holds the GPU.
+LAUNCH_BOUND_US_PER_LAUNCH = 40.0
+# The host returns from a sync a little after the GPU drains; allow this much clock slack.
+SYNC_SLACK_US = 5.0
+CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle")
+
+
+def _cache(frame: TraceFrame) -> dict:
+    return frame.__dict__.setdefault("_facts", {})
+
+
+@dataclass(frozen=True)
+class StepStats:
+    count: int
+    median_us: float
+    total_us: float       # sum of step windows
+    span_start: float
+    span_end: float
+    marked: bool
+
+
+def step_stats(frame: TraceFrame) -> StepStats | None:
+    s = frame.steps
+    if not len(s):
+        return None
+    return StepStats(len(s), float(np.median(s["dur"])), float(s["dur"].sum()),
+                     float(s["ts"].min()), float(s["end"].max()), bool(s["marked"].iloc[0]))
+
+
+def step_windows(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Disjoint union of the step windows (steps overlap once extended to their GPU work)."""
+    s = frame.steps
+    return iv.union(s["ts"].to_numpy(), s["end"].to_numpy())
+
+
+def main_device(frame: TraceFrame) -> int | None:
+    return frame.devices[0] if frame.devices else None
+
+
+def busy_pct(frame: TraceFrame, device: int) -> float | None:
+    ws, we = step_windows(frame)
+    window = iv.total(ws, we)
+    if window <= 0:
+        return None
+    bs, be = frame.busy_intervals(device)
+    return 100.0 * float(iv.overlap_with(bs, be, ws, we).sum()) / window
+
+
+def launches(frame: TraceFrame) -> pd.DataFrame:
+    """Runtime calls that launched at least one GPU op (any API: the link says it, not the name)."""
+    c = _cache(frame)
+    if "launches" not in c:
+        rows = np.unique(frame.gpu_ops["launch"].to_numpy())
+        c["launches"] = frame.runtime.iloc[rows[rows >= 0]]
+    return c["launches"]
+
+
+def main_thread(frame: TraceFrame) -> tuple[int, int] | None:
+    """(pid, tid) of the thread that launched most GPU work."""
+    la = launches(frame)
+    if not len(la):
+        return None
+    pid, tid = la.groupby(["pid", "tid"]).size().idxmax()
+    return int(pid), int(tid)
+
+
+def sync_calls(frame: TraceFrame) -> pd.DataFrame:
+    c = _cache(frame)
+    if "syncs" not in c:
+        rt = frame.runtime
+        names = rt["name"].cat.categories
+        sync_names = [n for n in names if SYNC_CALLS.match(n)]
+        c["syncs"] = rt.loc[rt["name"].isin(sync_names)]
+    return c["syncs"]
+
+
+def dataloader_spans(frame: TraceFrame) -> pd.DataFrame:
+    a = frame.annotations
+    names = [n for n in a["name"].cat.categories if DATALOADER.search(n)]
+    dl = a.loc[a["name"].isin(names) & ~a["on_gpu"]]
+    if not len(dl):  # some versions record it as a cpu_op
+        ops = frame.cpu_ops
+        names = [n for n in ops["name"].cat.categories if DATALOADER.search(n)]
+        dl = ops.loc[ops["name"].isin(names)]
+    return dl
+
+
+def idle_gaps(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
+    """Every idle interval of `device` inside the steps, with its attributed cause."""
+    device = main_device(frame) if device is None else device
+    c = _cache(frame)
+    key = ("gaps", device)
+    if key not in c:
+        c[key] = _idle_gaps(frame, device)
+    return c[key]
+
+
+def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
+    cols = ["start", "end", "dur", "step", "cause", "next_op", "next_launch_ts", "launches_in_gap",
+            "dataloader_us", "sync_call"]
+    if device is None or not len(frame.steps):
+        return pd.DataFrame(columns=cols)
+    bs, be = frame.busy_intervals(device)
+    ws, we = step_windows(frame)
+    parts = [iv.gaps(bs, be, s, e) for s, e in zip(ws, we)]
+    gs = np.concatenate([p[0] for p in parts]) if parts else np.empty(0)
+    ge = np.concatenate([p[1] for p in parts]) if parts else np.empty(0)
+    dur = ge - gs
+    n = len(gs)
+
+    g = frame.gpu_ops
+    on = g.loc[g["device"] == device]
+    # The op that ends each gap: the first op on the device starting at or after the gap's end.
+    ots = on["ts"].to_numpy()
+    nxt = np.searchsorted(ots, ge - 1e-6, side="left")
+    has_next = nxt < len(on)
+    nxt_c = np.minimum(nxt, max(len(on) - 1, 0))
+    launch_row = on["launch"].to_numpy()[nxt_c] if len(on) else np.full(n, -1)
+    launch_row = np.where(has_next, launch_row, -1)
+    rts = frame.runtime["ts"].to_numpy()
+    next_launch_ts = np.where(launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan)
+    next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
+    next_name = np.where(has_next, next_name, None)
+
+    # Host activity inside each gap.
+    mt = main_thread(frame)
+    la = launches(frame)
+    if mt is not None:
+        la = la.loc[(la["pid"] == mt[0]) & (la["tid"] == mt[1])]
+    lts = np.sort(la["ts"].to_numpy())
+    launches_in_gap = np.searchsorted(lts, ge, side="right") - np.searchsorted(lts, gs, side="left")
+
+    dl = dataloader_spans(frame)
+    ds, de = iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy())
+    dl_us = iv.overlap_with(ds, de, gs, ge)
+
+    sy = sync_calls(frame)
+    sync_name = np.full(n, None, dtype=object)
+    if len(sy):
+        sy = sy.sort_values("ts")
+        sts, send = sy["ts"].to_numpy(), sy["end"].to_numpy()
+        # Latest sync call that started before the gap began and was still running when it began.
+        i = np.searchsorted(sts, gs, side="right") - 1
+        run_end = np.maximum.accumulate(send)
+        inside = (i >= 0) & (run_end[np.maximum(i, 0)] + SYNC_SLACK_US >= gs)
+        # Name the call that covers the gap start (the running max may come from an earlier one).
+        names = sy["name"].astype(object).to_numpy()
+        owner = _covering_index(sts, send, gs)
+        sync_name = np.where(inside, names[np.maximum(owner, 0)], None)
+
+    queue_empty = next_launch_ts > gs  # the next op had not even been launched when the GPU went idle
+    host_per_launch = dur / np.maximum(launches_in_gap, 1)
+    cause = np.select(
+        [dl_us >= 0.5 * dur,
+         sync_name != None,  # noqa: E711 (elementwise)
+         queue_empty & (host_per_launch <= LAUNCH_BOUND_US_PER_LAUNCH),
+         queue_empty],
+        ["data_loading", "sync_stall", "launch_overhead", "host_bound"],
+        "gpu_idle")
+    steps = frame.steps
+    si = np.searchsorted(steps["ts"].to_numpy(), gs, side="right") - 1
+    return pd.DataFrame({
+        "start": gs, "end": ge, "dur": dur,
+        "step": steps["step"].to_numpy()[np.maximum(si, 0)] if len(steps) else -1,
+        "cause": cause, "next_op": next_name, "next_launch_ts": next_launch_ts,
+        "launches_in_gap": launches_in_gap, "dataloader_us": dl_us, "sync_call": sync_name,
+    })
+
+
+def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Index of a span (sorted by start) that covers t, preferring the latest start; -1 if none."""
+    i = np.searchsorted(starts, t, side="right") - 1
+    out = np.full(len(t), -1)
+    for _ in range(8):  # syncs rarely nest; look back a few calls
+        ok = (i >= 0) & (out < 0)
+        hit = ok & (ends[np.maximum(i, 0)] + SYNC_SLACK_US >= t)
+        out = np.where(hit, i, out)
+        i = np.where(ok & ~hit, i - 1, -1)
+        if not (i >= 0).any():
+            break
+    return out
+
+
+def idle_by_cause(frame: TraceFrame) -> dict[str, float]:
+    """Total idle µs per cause on the main device, over all steps."""
+    gaps = idle_gaps(frame)
+    totals = gaps.groupby("cause")["dur"].sum().to_dict() if len(gaps) else {}
+    return {c: float(totals.get(c, 0.0)) for c in CAUSES}
+
+
+def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> list[dict]:
+    """Top-level CPU ops on the main thread that overlap [start, end], by overlapped time."""
+    mt = main_thread(frame)
+    ops = frame.cpu_ops
+    if mt is None or not len(ops):
+        return []
+    # Only the outermost ops: children would repeat their parents' time.
+    sel = ops.loc[(ops["pid"] == mt[0]) & (ops["tid"] == mt[1]) & (ops["depth"] == 0)
+                  & (ops["ts"] < end) & (ops["end"] > start)]
+    if not len(sel):
+        return []
+    overlap = np.minimum(sel["end"], end) - np.maximum(sel["ts"], start)
+    by_name = overlap.groupby(sel["name"].astype(object)).sum().sort_values(ascending=False)
+    return [{"op": n, "overlap_us": round(float(v), 1)} for n, v in by_name.head(top).items()]
+
+
+def kernels(frame: TraceFrame) -> pd.DataFrame:
+    g = frame.gpu_ops
+    return g.loc[g["kind"] == "kernel"]
+
+
+def sm_count(frame: TraceFrame) -> int | None:
+    dev = main_device(frame)
+    props = frame.device_props(dev) if dev is not None else None
+    n = (props or {}).get("numSms")
+    return int(n) if n else None
+
+
+def underfilled_share(frame: TraceFrame) -> float | None:
+    """Share of kernel time in kernels whose grid has fewer blocks than the GPU has SMs."""
+    sms = sm_count(frame)
+    k = kernels(frame)
+    k = k.loc[k["grid"].notna()]
+    if not sms or not len(k) or k["dur"].sum() <= 0:
+        return None
+    return float(k.loc[k["grid"] < sms, "dur"].sum() / k["dur"].sum())
+
+
+GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_scaled_mm")
+
+
+def median_gemm_rows(frame: TraceFrame) -> float | None:
+    """Median M (rows of the left operand) of matrix products, from recorded shapes."""
+    ops = frame.cpu_ops
+    if "input_dims" not in ops or not len(ops):
+        return None
+    sel = ops.loc[ops["name"].isin(GEMM_OPS)]
+    rows = []
+    for name, dims in zip(sel["name"].astype(object), sel["input_dims"]):
+        if not isinstance(dims, list) or not dims:
+            continue
+        a = dims[1] if name in ("aten::addmm", "aten::baddbmm") and len(dims) > 1 else dims[0]
+        if isinstance(a, list) and len(a) >= 2 and all(isinstance(x, int) for x in a):
+            rows.append(a[-2] * (a[0] if len(a) == 3 else 1))
+    return float(np.median(rows)) if rows else None
+
+
+# Below this many rows per matrix product, each kernel has too little work to fill a GPU.
+SMALL_GEMM_ROWS = 512
+
+
+def launch_bound_owner(frame: TraceFrame) -> str:
+    """Who owns launch-bound idle: small_batch when the kernels are too small to fill the GPU
+    because each carries too few samples; launch_overhead when there are simply too many."""
+    under = underfilled_share(frame)
+    rows = median_gemm_rows(frame)
+    if under is not None and under >= 0.5 and (rows is None or rows < SMALL_GEMM_ROWS):
+        return "small_batch"
+    return "launch_overhead"

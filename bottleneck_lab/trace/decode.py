@@ -1,0 +1,413 @@
+"""Bytes on disk -> flat numpy columns, one row per useful trace event.
+
+This is the only module that knows the Chrome-trace JSON layout. It is built for traces of
+hundreds of megabytes: msgspec splits the `traceEvents` array into raw slices without building
+Python objects, then decodes it chunk by chunk into typed structs, and each chunk is turned into
+compact numpy columns at once, so the peak memory is the file's bytes plus the columns, not a
+list of millions of dicts.
+
+Real traces are messy, so every step has a gentler fallback: NaN/Infinity and invalid string
+escapes are repaired in the bytes, and a chunk whose events do not fit the typed schema is
+decoded loosely, event by event, dropping (and counting) only what cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import msgspec
+import numpy as np
+
+from .errors import TraceError
+
+CHUNK_EVENTS = 50_000
+
+# Row kinds. Categories drift across PyTorch versions; they all map onto these.
+OTHER, KERNEL, MEMCPY, MEMSET, RUNTIME, CPU_OP, ANNOTATION, GPU_ANNOTATION, MEMORY, PYTHON, SYNC = range(11)
+
+KIND_OF_CATEGORY = {
+    "kernel": KERNEL,
+    "gpu_memcpy": MEMCPY,
+    "memcpy": MEMCPY,
+    "gpu_memset": MEMSET,
+    "memset": MEMSET,
+    "cuda_runtime": RUNTIME,
+    "runtime": RUNTIME,
+    "cuda_driver": RUNTIME,
+    "cpu_op": CPU_OP,
+    "operator": CPU_OP,
+    "user_annotation": ANNOTATION,
+    "gpu_user_annotation": GPU_ANNOTATION,
+    "python_function": PYTHON,
+    "cuda_sync": SYNC,
+}
+
+
+# Numbers in args are sometimes strings (ROCm writes "stream": "0x0"); convert them later.
+Num = Union[float, str, None]
+
+
+class Args(msgspec.Struct, frozen=True, gc=False, rename={
+    "external_id": "External id",
+    "input_dims": "Input Dims",
+    "input_type": "Input type",
+    "concrete_inputs": "Concrete Inputs",
+    "seq": "Sequence number",
+    "fwd_tid": "Fwd thread id",
+    "occupancy_pct": "est. achieved occupancy %",
+    "regs": "registers per thread",
+    "smem_bytes": "shared memory",
+    "total_allocated": "Total Allocated",
+    "total_reserved": "Total Reserved",
+    "alloc_bytes": "Bytes",
+    "addr": "Addr",
+    "device_id": "Device Id",
+    "device_type": "Device Type",
+    "collective": "Collective name",
+    "in_nelems": "In msg nelems",
+    "out_nelems": "Out msg nelems",
+    "group_size": "Group size",
+}):
+    """The `args` keys the analysis reads; every other key is skipped while decoding."""
+
+    external_id: Num = None
+    correlation: Num = None
+    device: Num = None
+    stream: Num = None
+    grid: Any = None
+    block: Any = None
+    bytes: Num = None
+    occupancy_pct: Num = None
+    regs: Num = None
+    smem_bytes: Num = None
+    input_dims: Any = None
+    input_type: Any = None
+    concrete_inputs: Any = None
+    seq: Num = None
+    fwd_tid: Num = None
+    total_allocated: Num = None
+    total_reserved: Num = None
+    alloc_bytes: Num = None
+    addr: Num = None
+    device_id: Num = None
+    device_type: Num = None
+    collective: Union[str, None] = None
+    in_nelems: Num = None
+    out_nelems: Num = None
+    group_size: Num = None
+    dtype: Union[str, None] = None
+    name: Any = None
+
+
+NO_ARGS = Args()
+
+
+class Event(msgspec.Struct, gc=False):
+    ph: Union[str, None] = None
+    cat: Union[str, None] = None
+    name: Union[str, None] = None
+    pid: Union[int, str, None] = None
+    tid: Union[int, str, None] = None
+    ts: Num = None
+    dur: Num = None
+    args: Args = NO_ARGS
+
+
+_decode_top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_decode_raw_list = msgspec.json.Decoder(list[msgspec.Raw]).decode
+_decode_events = msgspec.json.Decoder(list[Event]).decode
+_decode_any = msgspec.json.Decoder().decode
+
+
+@dataclass
+class RawTrace:
+    """The decoded file: flat event columns plus the trace's top-level metadata."""
+
+    path: str
+    tables: dict[int, dict[str, np.ndarray]]  # row kind -> column name -> values
+    names: list[str]  # the "name" columns hold codes into this list
+    metadata: dict[str, Any]
+    device_properties: list[dict]
+    distributed_info: dict
+    dropped_events: int = 0
+    repairs: list[str] = field(default_factory=list)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's JSON bytes, gunzipped when it is gzip (by content, not by name)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TraceError(path, "no such file") from None
+    except IsADirectoryError:
+        raise TraceError(path, "is a directory") from None
+    except OSError as exc:
+        raise TraceError(path, f"cannot read: {exc.strerror or exc}") from None
+    if not data:
+        raise TraceError(path, "file is empty")
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+            raise TraceError(path, f"gzip data is truncated or corrupt ({exc})") from None
+        if not data:
+            raise TraceError(path, "gzip file holds no data")
+    return data
+
+
+_BAD_NUMBER = re.compile(rb"(?<=[:,\[])(\s*)(-?(?:NaN|nan|Infinity|inf))(?=\s*[,\]}])")
+_ESCAPE = re.compile(rb'\\(.)', re.DOTALL)
+_VALID_ESCAPES = frozenset(b'"\\/bfnrtu')
+
+
+def _fix_escape(m: re.Match) -> bytes:
+    return m.group(0) if m.group(1)[0] in _VALID_ESCAPES else b"\\\\" + m.group(1)
+
+
+def repair_json(data: bytes) -> tuple[bytes, list[str]]:
+    """Make common non-JSON that profilers emit parseable: NaN/Infinity, invalid escapes."""
+    repairs = []
+    fixed, n = _BAD_NUMBER.subn(rb"\1null", data)
+    if n:
+        repairs.append(f"{n} NaN/Infinity values read as null")
+    fixed2 = _ESCAPE.sub(_fix_escape, fixed)
+    if fixed2 != fixed:
+        repairs.append("invalid string escapes read literally")
+    return fixed2, repairs
+
+
+def _json_problem(exc: Exception) -> str:
+    msg = str(exc)
+    if "truncated" in msg.lower():
+        return f"JSON is truncated ({msg})"
+    return f"not valid JSON ({msg})"
+
+
+def _split_top(data: bytes, path: str) -> tuple[dict[str, msgspec.Raw], list[str]]:
+    repairs: list[str] = []
+    try:
+        top = _decode_top(data)
+    except msgspec.ValidationError:
+        top = None  # valid JSON, but not an object: classified below
+    except msgspec.DecodeError as exc:
+        data, repairs = repair_json(data)
+        try:
+            top = _decode_top(data)
+        except msgspec.ValidationError:
+            top = None
+        except msgspec.DecodeError:
+            raise TraceError(path, _json_problem(exc)) from None
+    if top is None:
+        raise TraceError(path, _not_a_trace(data))
+    return top, repairs
+
+
+def _not_a_trace(data: bytes) -> str:
+    """Say what a JSON document that is not a Kineto trace object seems to be."""
+    try:
+        doc = _decode_any(data)
+    except msgspec.DecodeError:
+        return "not a JSON object"
+    if isinstance(doc, list) and doc and isinstance(doc[0], list):
+        return ("looks like a torch.profiler export_memory_timeline file, not a Chrome trace; "
+                "capture with profile_memory=True and pass the trace instead")
+    if isinstance(doc, list):
+        return "JSON array without trace events; expected a Kineto trace object with traceEvents"
+    return f"JSON {type(doc).__name__} is not a Kineto trace"
+
+
+def decode(path: Path) -> RawTrace:
+    data = read_bytes(path)
+    top, repairs = _split_top(data, str(path))
+    if "traceEvents" not in top:
+        if "nodes" in top and "schema" in top:
+            problem = ("is a PyTorch execution trace (ExecutionTraceObserver), not a Kineto trace; "
+                       "pass the profiler's trace file instead")
+        else:
+            keys = ", ".join(sorted(top)[:5]) or "none"
+            problem = f"JSON object has no traceEvents (keys: {keys}); not a Kineto trace"
+        raise TraceError(path, problem)
+    try:
+        raw_events = _decode_raw_list(top.pop("traceEvents"))
+    except msgspec.ValidationError:
+        raise TraceError(path, "traceEvents is not a list") from None
+    metadata = {}
+    for key, raw in top.items():
+        try:
+            metadata[key] = _decode_any(raw)
+        except msgspec.DecodeError:
+            continue
+    del top, data
+    tables, names, dropped = _columns(raw_events)
+    props = metadata.pop("deviceProperties", None)
+    dist = metadata.pop("distributedInfo", None)
+    return RawTrace(
+        path=str(path),
+        tables=tables,
+        names=names,
+        metadata=metadata,
+        device_properties=[p for p in props if isinstance(p, dict)] if isinstance(props, list) else [],
+        distributed_info=dist if isinstance(dist, dict) else {},
+        dropped_events=dropped,
+        repairs=repairs,
+    )
+
+
+def _decode_chunk(raws: list[msgspec.Raw]) -> tuple[list[Event], int]:
+    """Typed decode of one chunk; on a schema mismatch, event by event and leniently."""
+    try:
+        return _decode_events(b"[" + b",".join(raws) + b"]"), 0
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        pass
+    events, dropped = [], 0
+    for raw in raws:
+        try:
+            obj = _decode_any(raw)
+            if isinstance(obj, dict) and isinstance(obj.get("args"), dict):
+                obj["args"] = {k: v for k, v in obj["args"].items() if v is not None}
+            events.append(msgspec.convert(obj, Event, strict=False))
+        except (msgspec.ValidationError, msgspec.DecodeError, TypeError):
+            dropped += 1
+    return events, dropped
+
+
+def _kind(cat: str | None) -> int:
+    """Row kind of a category. Flows, metadata and counters have categories we drop."""
+    if cat is None:
+        return OTHER
+    if cat in ("cpu_instant_event", "memory"):
+        return MEMORY  # instant events: the frame keeps only the ones named "[memory]"
+    kind = KIND_OF_CATEGORY.get(cat)
+    return kind if kind is not None else KIND_OF_CATEGORY.get(cat.lower(), OTHER)
+
+
+# Which args each kind of row needs: reading only these keeps decoding fast.
+GPU_ARGS = ("external_id", "correlation", "device", "stream", "bytes", "occupancy_pct", "regs",
+            "smem_bytes", "in_nelems", "out_nelems", "group_size")
+ARGS_OF_KIND = {
+    KERNEL: GPU_ARGS, MEMCPY: GPU_ARGS, MEMSET: GPU_ARGS, SYNC: GPU_ARGS,
+    RUNTIME: ("external_id", "correlation"),
+    CPU_OP: ("external_id", "seq", "fwd_tid"),
+    ANNOTATION: ("external_id",), GPU_ANNOTATION: ("external_id", "device", "stream"),
+    PYTHON: (),
+    MEMORY: ("total_allocated", "total_reserved", "alloc_bytes", "addr", "device_id", "device_type"),
+}
+OBJECT_ARGS_OF_KIND = {
+    CPU_OP: ("input_dims", "input_type", "concrete_inputs"),
+    KERNEL: ("collective", "dtype"),
+}
+
+
+def _floats(values: list) -> np.ndarray:
+    """Numbers (None -> NaN); strings such as "12" or "0x0" are parsed, anything else is NaN."""
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return np.array([_parse_number(v) for v in values], dtype=np.float64)
+
+
+def _parse_number(v: Any) -> float:
+    if v is None or isinstance(v, (int, float)):
+        return v
+    try:
+        return float(int(v, 0))
+    except (TypeError, ValueError):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return float("nan")
+
+
+def _grid_size(g: Any) -> float | None:
+    if not isinstance(g, list) or not g:
+        return None
+    try:
+        n = 1.0
+        for x in g:
+            n *= float(x)
+        return n
+    except (TypeError, ValueError):
+        return None
+
+
+def _int_ids(values: list, extra: dict) -> list[int]:
+    """pid/tid as ints; the rare string id gets a stable negative code."""
+    return [v if type(v) is int else extra.setdefault(v, -1 - len(extra)) for v in values]
+
+
+class _Columns:
+    """Accumulates numpy column chunks per row kind."""
+
+    def __init__(self) -> None:
+        self.name_codes: dict[str, int] = {}
+        self.string_ids: dict[Any, int] = {}
+        self.kind_of_category: dict[str | None, int] = {}
+        self.parts: dict[int, dict[str, list]] = {}
+
+    def add(self, events: list[Event]) -> None:
+        kind_of = self.kind_of_category
+        cats = [e.cat for e in events]
+        for cat in set(cats).difference(kind_of):
+            kind_of[cat] = _kind(cat)
+        kinds = np.array([kind_of[c] for c in cats], dtype=np.int8)
+        keep = np.flatnonzero(kinds)
+        if len(keep) < len(events):
+            events = [events[i] for i in keep.tolist()]
+            kinds = kinds[keep]
+        codes = self.name_codes
+        common = {
+            "ts": np.array([e.ts for e in events], dtype=np.float64),
+            "dur": np.array([e.dur for e in events], dtype=np.float64),
+            "name": np.array([codes.setdefault(e.name or "", len(codes)) for e in events], dtype=np.int32),
+            "pid": np.array(_int_ids([e.pid for e in events], self.string_ids), dtype=np.int64),
+            "tid": np.array(_int_ids([e.tid for e in events], self.string_ids), dtype=np.int64),
+        }
+        for kind in np.unique(kinds).tolist():
+            rows = np.flatnonzero(kinds == kind)
+            args = [events[i].args for i in rows.tolist()]
+            chunk = {k: v[rows] for k, v in common.items()}
+            for f in ARGS_OF_KIND.get(kind, ()):
+                chunk[f] = _floats([getattr(a, f) for a in args])
+            for f in OBJECT_ARGS_OF_KIND.get(kind, ()):
+                col = np.empty(len(args), dtype=object)
+                col[:] = [getattr(a, f) for a in args]
+                chunk[f] = col
+            if kind == KERNEL:
+                chunk["grid"] = np.array([_grid_size(a.grid) for a in args], dtype=np.float64)
+                chunk["block"] = np.array([_grid_size(a.block) for a in args], dtype=np.float64)
+            parts = self.parts.setdefault(kind, {})
+            for k, v in chunk.items():
+                parts.setdefault(k, []).append(v)
+
+    def finish(self) -> dict[int, dict[str, np.ndarray]]:
+        tables = {}
+        for kind, parts in self.parts.items():
+            cols = {k: np.concatenate(v) for k, v in parts.items()}
+            dur = np.nan_to_num(cols["dur"], nan=0.0)
+            cols["dur"] = np.maximum(dur, 0.0)  # negative durations are broken events
+            tables[kind] = cols
+        return tables
+
+
+def _columns(raw_events: list[msgspec.Raw]) -> tuple[dict[int, dict[str, np.ndarray]], list[str], int]:
+    acc = _Columns()
+    dropped_total = 0
+    gc_was_on = gc.isenabled()
+    gc.disable()  # millions of short-lived containers: collection passes would only cost time
+    try:
+        for start in range(0, len(raw_events), CHUNK_EVENTS):
+            events, dropped = _decode_chunk(raw_events[start:start + CHUNK_EVENTS])
+            dropped_total += dropped
+            if events:
+                acc.add(events)
+            del events
+    finally:
+        if gc_was_on:
+            gc.enable()
+    return acc.finish(), list(acc.name_codes), dropped_total

@@ -1,0 +1,370 @@
+"""TraceFrame: one rank's trace as columnar tables, with launch links and steps resolved once.
+
+All times are microseconds (float64) on the trace's own clock, so a timestamp in a finding can
+be looked up in Perfetto. Row links are integer positions into the other tables (-1 = none):
+
+    gpu_ops.launch -> runtime row      (by `correlation`)
+    gpu_ops.op, runtime.op -> cpu_ops row  (by `External id`, else the innermost cpu_op enclosing
+                                            the launch on the launching thread)
+    cpu_ops.parent -> cpu_ops row      (time nesting on each thread)
+    *.step -> steps row
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import decode as D
+from . import intervals
+
+STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
+# "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pinned)", ROCm "Memcpy HtoD (Host -> Device)"
+COPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoA|AtoD)\b")
+
+
+@dataclass
+class TraceFrame:
+    path: str
+    rank: int
+    gpu_ops: pd.DataFrame      # kernels, memcpy, memset
+    runtime: pd.DataFrame      # CUDA/HIP runtime and driver calls
+    cpu_ops: pd.DataFrame      # aten ops and other cpu_op events
+    annotations: pd.DataFrame  # ProfilerStep, DataLoader, Optimizer.step, record_function ranges
+    memory: pd.DataFrame       # [memory] instant events
+    python: pd.DataFrame       # python_function events (with_stack=True)
+    gpu_syncs: pd.DataFrame    # cuda_sync events: GPU-side view of synchronisations
+    steps: pd.DataFrame        # one row per step: step, name, ts, cpu_end, end, dur
+    device_properties: list[dict]
+    metadata: dict[str, Any]
+    distributed_info: dict
+    events: int                # rows kept across all tables
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def has_gpu(self) -> bool:
+        return len(self.gpu_ops) > 0
+
+    @property
+    def has_steps(self) -> bool:
+        """True when the trace marked its steps (ProfilerStep), not a whole-trace fallback."""
+        return bool(len(self.steps)) and bool(self.steps["marked"].iloc[0])
+
+    @cached_property
+    def devices(self) -> list[int]:
+        """GPU device ids that ran work, busiest first."""
+        if not self.has_gpu:
+            return []
+        busy = self.gpu_ops.groupby("device", observed=True)["dur"].sum().sort_values(ascending=False)
+        return [int(d) for d in busy.index]
+
+    def device_props(self, device: int) -> dict | None:
+        for p in self.device_properties:
+            if p.get("id") == device:
+                return p
+        return self.device_properties[0] if len(self.device_properties) == 1 else None
+
+    def busy_intervals(self, device: int) -> tuple[np.ndarray, np.ndarray]:
+        """Disjoint sorted intervals when any GPU op ran on `device` (all streams)."""
+        cache = self.__dict__.setdefault("_busy", {})
+        if device not in cache:
+            g = self.gpu_ops
+            on = g["device"].to_numpy() == device
+            ts = g["ts"].to_numpy()[on]
+            cache[device] = intervals.union(ts, ts + g["dur"].to_numpy()[on])
+        return cache[device]
+
+
+def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
+    return pd.Categorical.from_codes(codes, dtype=dtype)
+
+
+def _ids(values: np.ndarray) -> np.ndarray:
+    """Float ids (NaN = absent) as int64 with -1 for absent."""
+    out = np.full(len(values), -1, dtype=np.int64)
+    ok = np.isfinite(values)
+    out[ok] = values[ok].astype(np.int64)
+    return out
+
+
+def _base_table(cols: dict[str, np.ndarray], names: pd.CategoricalDtype) -> pd.DataFrame:
+    ts = cols["ts"]
+    ok = np.isfinite(ts)
+    df = pd.DataFrame({
+        "ts": ts[ok],
+        "dur": cols["dur"][ok],
+        "end": ts[ok] + cols["dur"][ok],
+        "name": _categorical(cols["name"][ok], names),
+        "pid": cols["pid"][ok],
+        "tid": cols["tid"][ok],
+    })
+    df.attrs["rows"] = ok
+    return df
+
+
+def _table(tables: dict, kinds: tuple[int, ...], names: pd.CategoricalDtype,
+           id_cols: tuple[str, ...] = (), float_cols: tuple[str, ...] = (),
+           object_cols: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Concatenate the decoded columns of some row kinds into one DataFrame sorted by time."""
+    present = [tables[k] for k in kinds if k in tables]
+    n = sum(len(t["ts"]) for t in present)
+
+    def col(name: str, fill: Any, dtype: Any) -> np.ndarray:
+        if not present:
+            return np.empty(0, dtype=dtype)
+        return np.concatenate([t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype)
+                               for t in present])
+
+    cols = {c: col(c, np.nan, np.float64) for c in ("ts", "dur")}
+    cols["name"] = col("name", 0, np.int32)
+    cols["pid"] = col("pid", -1, np.int64)
+    cols["tid"] = col("tid", -1, np.int64)
+    kind = np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(kinds, present)]) if n else np.empty(0, np.int8)
+    df = _base_table(cols, names)
+    ok = df.attrs.pop("rows")
+    df["kind_code"] = kind[ok]
+    for c in id_cols:
+        df[c] = _ids(col(c, np.nan, np.float64)[ok])
+    for c in float_cols:
+        df[c] = col(c, np.nan, np.float64)[ok]
+    for c in object_cols:
+        df[c] = col(c, None, object)[ok]
+    df = df.sort_values(["ts", "dur"], ascending=[True, False], kind="stable", ignore_index=True)
+    return df
+
+
+def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
+    names = pd.CategoricalDtype(pd.Index(raw.names, dtype=object))
+    t = raw.tables
+    warnings = list(raw.repairs)
+    if raw.dropped_events:
+        warnings.append(f"{raw.dropped_events} unreadable events skipped")
+
+    gpu = _table(t, (D.KERNEL, D.MEMCPY, D.MEMSET), names,
+                 id_cols=("correlation", "external_id", "device", "stream"),
+                 float_cols=("grid", "block", "occupancy_pct", "regs", "smem_bytes", "bytes",
+                             "in_nelems", "out_nelems", "group_size"),
+                 object_cols=("collective", "dtype"))
+    runtime = _table(t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"))
+    cpu = _table(t, (D.CPU_OP,), names, id_cols=("external_id", "seq", "fwd_tid"),
+                 object_cols=("input_dims", "input_type", "concrete_inputs"))
+    ann = _table(t, (D.ANNOTATION, D.GPU_ANNOTATION), names, id_cols=("external_id",))
+    memory = _table(t, (D.MEMORY,), names,
+                    float_cols=("total_allocated", "total_reserved", "alloc_bytes", "addr",
+                                "device_id", "device_type"))
+    python = _table(t, (D.PYTHON,), names)
+    syncs = _table(t, (D.SYNC,), names, id_cols=("correlation", "device", "stream"))
+
+    # torch 1.x wrote ProfilerStep as a cpu_op: it is an annotation, not an op.
+    is_step = cpu["name"].isin(_step_names(names))
+    if is_step.any():
+        moved = cpu.loc[is_step, ["ts", "dur", "end", "name", "pid", "tid", "external_id"]]
+        moved["kind_code"] = D.ANNOTATION
+        ann = pd.concat([ann, moved], ignore_index=True).sort_values("ts", kind="stable", ignore_index=True)
+        cpu = cpu.loc[~is_step].reset_index(drop=True)
+    memory = memory.loc[memory["name"] == "[memory]"].reset_index(drop=True)
+
+    # GPU ops: device and stream from args where present, else from pid/tid.
+    gpu["device"] = np.where(gpu["device"] >= 0, gpu["device"], gpu["pid"])
+    gpu["stream"] = np.where(gpu["stream"] >= 0, gpu["stream"], gpu["tid"])
+    gpu["kind"] = pd.Categorical.from_codes(
+        np.select([gpu["kind_code"] == D.KERNEL, gpu["kind_code"] == D.MEMCPY], [0, 1], 2),
+        categories=["kernel", "memcpy", "memset"])
+    _add_copy_columns(gpu)
+    ann["on_gpu"] = ann["kind_code"] == D.GPU_ANNOTATION
+    for df in (gpu, runtime, cpu, ann, memory, python, syncs):
+        df.drop(columns="kind_code", inplace=True)
+
+    _nest(cpu)
+    runtime["op"] = _link_ops(runtime, cpu)
+    gpu["launch"] = _link_launches(gpu, runtime)
+    launched = gpu["launch"].to_numpy()
+    gpu["op"] = np.where(launched >= 0, runtime["op"].to_numpy()[np.maximum(launched, 0)], -1)
+
+    steps = _steps(ann, gpu, runtime, cpu, memory)
+    for df in (gpu, runtime, cpu, ann, memory, python):
+        df["step"] = _step_of(df, steps)
+    if len(gpu):
+        # A GPU op belongs to the step that launched it, even when it runs after the step's CPU side.
+        lstep = runtime["step"].to_numpy()
+        gpu["step"] = np.where(launched >= 0, lstep[np.maximum(launched, 0)], gpu["step"])
+
+    events = sum(len(df) for df in (gpu, runtime, cpu, ann, memory, python, syncs))
+    if not events:
+        warnings.append("trace has no timed events")
+    return TraceFrame(
+        path=raw.path, rank=rank, gpu_ops=gpu, runtime=runtime, cpu_ops=cpu, annotations=ann,
+        memory=memory, python=python, gpu_syncs=syncs, steps=steps,
+        device_properties=raw.device_properties, metadata=raw.metadata,
+        distributed_info=raw.distributed_info, events=events, warnings=warnings,
+    )
+
+
+def _step_names(names: pd.CategoricalDtype) -> list[str]:
+    return [n for n in names.categories if n.startswith("ProfilerStep#")]
+
+
+def _add_copy_columns(gpu: pd.DataFrame) -> None:
+    """Copy direction and pageable/pinned host memory, read from the memcpy's name."""
+    cats = gpu["name"].cat.categories
+    direction = {n: (m.group(1) if (m := COPY_KIND.search(n)) else "") for n in cats if n.startswith("Memcpy")}
+    is_copy = gpu["kind"] == "memcpy"
+    names = gpu["name"].astype(object)
+    gpu["copy_kind"] = np.where(is_copy, names.map(direction).fillna(""), "")
+    gpu["pageable"] = is_copy & names.str.contains("Pageable", regex=False).fillna(False).astype(bool)
+
+
+def _composite(thread: np.ndarray, ts: np.ndarray, t0: float, span: float) -> np.ndarray:
+    """A sort key that orders by thread, then time (exact for spans under ~1e9 us x threads)."""
+    return thread * (span + 1.0) + (ts - t0)
+
+
+def _nest(cpu: pd.DataFrame) -> None:
+    """depth and parent of each cpu_op by time nesting on its thread (a stack walk)."""
+    n = len(cpu)
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int32)
+    if n:
+        thread = pd.factorize(pd.MultiIndex.from_arrays([cpu["pid"], cpu["tid"]]))[0]
+        order = np.lexsort((-cpu["dur"].to_numpy(), cpu["ts"].to_numpy(), thread))
+        ts = cpu["ts"].to_numpy()[order].tolist()
+        end = cpu["end"].to_numpy()[order].tolist()
+        th = thread[order].tolist()
+        rows = order.tolist()
+        stack_rows: list[int] = []
+        stack_ends: list[float] = []
+        cur_thread = None
+        par = [-1] * n
+        dep = [0] * n
+        for row, t, e, thr in zip(rows, ts, end, th):
+            if thr != cur_thread:
+                stack_rows.clear()
+                stack_ends.clear()
+                cur_thread = thr
+            while stack_ends and stack_ends[-1] <= t:  # siblings end before the next starts
+                stack_rows.pop()
+                stack_ends.pop()
+            if stack_rows:
+                par[row] = stack_rows[-1]
+                dep[row] = len(stack_rows)
+            stack_rows.append(row)
+            stack_ends.append(e)
+        parent[:] = par
+        depth[:] = dep
+    cpu["parent"] = parent
+    cpu["depth"] = depth
+
+
+def _innermost_enclosing(cpu: pd.DataFrame, pid: np.ndarray, tid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+    """Row of the innermost cpu_op on the same thread that encloses each time point (-1 if none)."""
+    out = np.full(len(ts), -1, dtype=np.int64)
+    if not len(cpu) or not len(ts):
+        return out
+    keys = pd.MultiIndex.from_arrays([cpu["pid"], cpu["tid"]])
+    thread_index = keys.unique()
+    q_thread = thread_index.get_indexer(pd.MultiIndex.from_arrays([pid, tid]))
+    c_thread = thread_index.get_indexer(keys)
+    cts, cend = cpu["ts"].to_numpy(), cpu["end"].to_numpy()
+    t0 = min(cts.min(), ts.min())
+    span = max(cend.max(), ts.max()) - t0
+    ckey = _composite(c_thread, cts, t0, span)
+    order = np.argsort(ckey, kind="stable")
+    pos = np.searchsorted(ckey[order], _composite(q_thread, ts, t0, span), side="right") - 1
+    cand = np.where((pos >= 0) & (q_thread >= 0), order[np.maximum(pos, 0)], -1)
+    parent = cpu["parent"].to_numpy()
+    # Walk up from the last op that started before the point until one still runs at it.
+    for _ in range(int(cpu["depth"].max()) + 2 if len(cpu) else 0):
+        bad = (cand >= 0) & ((c_thread[np.maximum(cand, 0)] != q_thread) | (cend[np.maximum(cand, 0)] < ts))
+        if not bad.any():
+            break
+        cand = np.where(bad, parent[np.maximum(cand, 0)], cand)
+        cand = np.where(bad & (cand >= 0) & (c_thread[np.maximum(cand, 0)] != q_thread), -1, cand)
+    out[:] = cand
+    return out
+
+
+def _link_ops(runtime: pd.DataFrame, cpu: pd.DataFrame) -> np.ndarray:
+    """cpu_op row of each runtime call: by External id when it agrees with time, else by nesting."""
+    if not len(runtime) or not len(cpu):
+        return np.full(len(runtime), -1, dtype=np.int64)
+    ids = pd.Index(cpu["external_id"].to_numpy())
+    has_id = cpu["external_id"].to_numpy() >= 0
+    first = ~ids.duplicated(keep="first") & has_id
+    index = pd.Index(cpu["external_id"].to_numpy()[first])
+    rows = np.flatnonzero(first)
+    rid = runtime["external_id"].to_numpy()
+    hit = index.get_indexer(rid)
+    op = np.where((hit >= 0) & (rid >= 0), rows[np.maximum(hit, 0)], -1)
+    # The id must point at an op on the same thread that encloses the call; else use nesting.
+    rts = runtime["ts"].to_numpy()
+    okrow = np.maximum(op, 0)
+    agrees = (op >= 0) & (cpu["tid"].to_numpy()[okrow] == runtime["tid"].to_numpy()) \
+        & (cpu["ts"].to_numpy()[okrow] <= rts + 1.0) & (cpu["end"].to_numpy()[okrow] >= rts - 1.0)
+    op = np.where(agrees, op, -1)
+    missing = np.flatnonzero(op < 0)
+    if len(missing):
+        op[missing] = _innermost_enclosing(
+            cpu, runtime["pid"].to_numpy()[missing], runtime["tid"].to_numpy()[missing], rts[missing])
+    return op
+
+
+def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
+    """runtime row that launched each GPU op, by correlation id (graph launches fan out)."""
+    if not len(gpu) or not len(runtime):
+        return np.full(len(gpu), -1, dtype=np.int64)
+    corr = runtime["correlation"].to_numpy()
+    keep = (corr >= 0) & ~pd.Index(corr).duplicated(keep="first")
+    rows = np.flatnonzero(keep)
+    hit = pd.Index(corr[keep]).get_indexer(gpu["correlation"].to_numpy())
+    return np.where((hit >= 0) & (gpu["correlation"].to_numpy() >= 0), rows[np.maximum(hit, 0)], -1)
+
+
+def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.DataFrame,
+           memory: pd.DataFrame) -> pd.DataFrame:
+    """Steps from ProfilerStep spans, each extended to the end of the GPU work it launched."""
+    names = ann["name"].astype(object)
+    num = names.str.extract(STEP_NAME, expand=False)
+    marked = ann.loc[num.notna()].assign(step=num.dropna().astype(int))
+    if len(marked):
+        # The same step can appear twice (cpu_op and annotation); keep the longest span.
+        marked = marked.sort_values("dur", ascending=False).drop_duplicates("step")
+        steps = marked.sort_values("ts")[["step", "name", "ts", "end"]].rename(columns={"end": "cpu_end"})
+        steps["name"] = steps["name"].astype(object)
+        steps["marked"] = True
+    else:
+        starts = [df["ts"].min() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
+        ends = [df["end"].max() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
+        if not starts:
+            return pd.DataFrame({"step": [], "name": [], "ts": [], "cpu_end": [], "end": [], "dur": [], "marked": []})
+        steps = pd.DataFrame({"step": [0], "name": ["whole trace"], "ts": [min(starts)],
+                              "cpu_end": [max(ends)], "marked": [False]})
+    steps = steps.reset_index(drop=True)
+    end = steps["cpu_end"].to_numpy().copy()
+    if len(gpu) and steps["marked"].iloc[0]:
+        launch = gpu["launch"].to_numpy()
+        when = np.where(launch >= 0, runtime["ts"].to_numpy()[np.maximum(launch, 0)], gpu["ts"].to_numpy())
+        s = _window_of(when, steps)
+        ok = s >= 0
+        np.maximum.at(end, s[ok], gpu["end"].to_numpy()[ok])
+    steps["end"] = end
+    steps["dur"] = steps["end"] - steps["ts"]
+    return steps
+
+
+def _window_of(ts: np.ndarray, steps: pd.DataFrame) -> np.ndarray:
+    """Index of the step whose CPU span holds each time (-1 outside every step)."""
+    starts = steps["ts"].to_numpy()
+    i = np.searchsorted(starts, ts, side="right") - 1
+    inside = (i >= 0) & (ts <= steps["cpu_end"].to_numpy()[np.maximum(i, 0)])
+    return np.where(inside, i, -1)
+
+
+def _step_of(df: pd.DataFrame, steps: pd.DataFrame) -> np.ndarray:
+    if not len(steps) or not len(df):
+        return np.full(len(df), -1, dtype=np.int64)
+    return _window_of(df["ts"].to_numpy(), steps)

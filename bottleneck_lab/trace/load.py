@@ -1,0 +1,57 @@
+"""load_trace: a file or a directory of per-rank files -> TraceFrames."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .decode import decode
+from .errors import TraceError
+from .frame import TraceFrame, build_frame
+
+TRACE_SUFFIXES = (".json", ".json.gz")
+
+
+def _rank(info: dict) -> int:
+    rank = info.get("rank", 0)
+    try:
+        return int(rank)
+    except (TypeError, ValueError):
+        return 0
+
+
+def load_frame(path: str | Path) -> TraceFrame:
+    """Read one trace file (.json or .json.gz) into a TraceFrame. Raises TraceError."""
+    path = Path(path)
+    if path.is_dir():
+        raise TraceError(path, "is a directory; use load_trace for a directory of rank traces")
+    raw = decode(path)
+    return build_frame(raw, _rank(raw.distributed_info))
+
+
+def load_trace(path: str | Path) -> list[TraceFrame]:
+    """One TraceFrame per rank, sorted by rank: a single file gives a list of one.
+
+    In a directory every .json/.json.gz file is read; files that are not Kineto traces (an
+    execution trace beside the profiler trace, say) are skipped with a warning on the frames,
+    and only a directory with no readable trace at all is an error.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise TraceError(path, "no such file or directory")
+    if not path.is_dir():
+        return [load_frame(path)]
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
+    if not files:
+        raise TraceError(path, "directory holds no .json or .json.gz trace files")
+    frames, skipped = [], []
+    for f in files:
+        try:
+            frames.append(load_frame(f))
+        except TraceError as exc:
+            skipped.append(f"skipped {exc}")
+    if not frames:
+        raise TraceError(path, f"no readable trace in directory ({skipped[0]})")
+    frames.sort(key=lambda fr: (fr.rank, fr.path))
+    for fr in frames:
+        fr.warnings.extend(skipped)
+    return frames
