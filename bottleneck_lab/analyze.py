@@ -11,6 +11,7 @@ from . import facts
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
 from .trace import TraceFrame
+from .trace.frame import name_mask
 
 PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
     "kernels": ("GPU kernels", lambda f: bool((f.gpu_ops["kind"] == "kernel").any())),
@@ -20,8 +21,7 @@ PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
     "shapes": ("recorded shapes (record_shapes=True)",
                lambda f: bool(len(f.cpu_ops)) and bool(f.cpu_ops["input_dims"].notna().any())),
     "memory_events": ("[memory] events (profile_memory=True)", lambda f: len(f.memory) > 0),
-    "nccl": ("NCCL kernels", lambda f: bool(facts.kernels(f)["name"].astype(object)
-                                            .str.contains("nccl|rccl", case=False).any())),
+    "nccl": ("NCCL kernels", lambda f: bool(name_mask(facts.kernels(f)["name"], facts.COLLECTIVE).any())),
     "dataloader": ("DataLoader spans", lambda f: len(facts.dataloader_spans(f)) > 0),
 }
 

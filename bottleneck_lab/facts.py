@@ -21,6 +21,7 @@ import pandas as pd
 from .trace import TraceFrame
 from .trace import intervals as iv
 
+COLLECTIVE = re.compile(r"nccl|rccl", re.IGNORECASE)
 DATALOADER = re.compile(r"DataLoader.*__next__|dataloader.*next", re.IGNORECASE)
 SYNC_CALLS = re.compile(
     r"^(cuda|hip|cu)(Stream|Device|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D)?$|^hipMemcpyWithStream$"

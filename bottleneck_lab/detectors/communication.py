@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.frame import name_mask
 from ..trace import intervals as iv
 from ._common import cost
 
@@ -32,7 +33,7 @@ def detect(frame: TraceFrame, cfg: Config):
     dev = facts.main_device(frame)
     k = facts.kernels(frame)
     k = k.loc[k["device"] == dev]
-    is_comm = k["name"].astype(object).str.contains("nccl|rccl", case=False, regex=True).to_numpy()
+    is_comm = name_mask(k["name"], facts.COLLECTIVE)
     comm = k.loc[is_comm & (k["step"].to_numpy() >= 0)]
     if not len(comm):
         return []

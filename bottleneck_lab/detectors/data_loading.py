@@ -19,6 +19,7 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.frame import name_mask
 from ..trace import intervals as iv
 from ._common import cost, gap_evidence
 
@@ -43,8 +44,7 @@ def detect(frame: TraceFrame, cfg: Config):
     per_step, share = cost(frame, idle)
     if share < cfg.min_share_pct:
         return []
-    names = dl["name"].astype(object)
-    multi = bool(names.str.contains("MultiProcessing").any())
+    multi = bool(name_mask(dl["name"], "MultiProcessing").any())
     evidence = {
         "dataloader_us_per_step": round(in_steps / stats.count, 1),
         "dataloader_share_pct": round(dl_share, 2),

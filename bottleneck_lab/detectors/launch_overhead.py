@@ -21,6 +21,7 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.frame import name_mask
 from ._common import cost, gap_evidence
 
 CODE = "launch-overhead"
@@ -38,8 +39,7 @@ class Config:
 
 def _optimizer_launch_share(frame: TraceFrame, launch_ts: np.ndarray) -> tuple[float, str | None]:
     ann = frame.annotations
-    names = ann["name"].astype(object)
-    opt = ann.loc[names.str.match(OPTIMIZER).fillna(False).astype(bool) & ~ann["on_gpu"]]
+    opt = ann.loc[name_mask(ann["name"], OPTIMIZER) & ~ann["on_gpu"].to_numpy()]
     if not len(opt) or not len(launch_ts):
         return 0.0, None
     s, e = opt["ts"].to_numpy(), opt["end"].to_numpy()
@@ -65,8 +65,7 @@ def detect(frame: TraceFrame, cfg: Config):
     shorter = float((k["dur"].to_numpy()[linked] < launch_dur[linked]).mean()) if linked.any() else 0.0
     n_steps = max(len(frame.steps), 1)
     opt_share, opt_name = _optimizer_launch_share(frame, la["ts"].to_numpy())
-    kernel_names = k["name"].astype(object)
-    multi_tensor = bool(kernel_names.str.contains(MULTI_TENSOR).any())
+    multi_tensor = bool(name_mask(k["name"], MULTI_TENSOR).any())
     evidence = {
         "kernels_per_step": round(len(k) / n_steps, 1),
         "median_kernel_us": round(float(k["dur"].median()), 2) if len(k) else None,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.frame import name_mask
 from ..trace import intervals as iv
 from ._common import cost, when
 
@@ -64,8 +65,8 @@ def detect(frame: TraceFrame, cfg: Config):
         "copy_us_per_step_by_direction": {k_: round(v / n_steps, 1) for k_, v in by_kind.items()},
         "pageable_copies_per_step": round(int(pageable.sum()) / n_steps, 1),
         "pageable_us_per_step": round(pageable_us / n_steps, 1),
-        "blocking_copy_calls_per_step": round(int(facts.sync_calls(frame)["name"].astype(str)
-                                                   .str.contains("Memcpy").sum()) / n_steps, 1),
+        "blocking_copy_calls_per_step": round(
+            int(name_mask(facts.sync_calls(frame)["name"], "Memcpy").sum()) / n_steps, 1),
         "largest_copies": largest,
     }
     if pageable_us > 0:

@@ -80,6 +80,19 @@ class TraceFrame:
         return cache[device]
 
 
+def name_mask(names: pd.Series, pattern: str | re.Pattern, flags: int = 0) -> np.ndarray:
+    """Rows whose categorical name matches a regex, evaluated once per distinct name.
+
+    Kernel names are long C++ signatures repeated thousands of times: matching the categories and
+    indexing by code is orders of magnitude faster than matching every row.
+    """
+    rx = re.compile(pattern, flags) if isinstance(pattern, str) else pattern
+    cats = names.cat.categories
+    hits = np.fromiter((bool(rx.search(c)) for c in cats), dtype=bool, count=len(cats))
+    codes = names.cat.codes.to_numpy()
+    return np.where(codes >= 0, hits[np.maximum(codes, 0)], False)
+
+
 def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, dtype=dtype)
 
@@ -214,9 +227,15 @@ def _add_copy_columns(gpu: pd.DataFrame) -> None:
     cats = gpu["name"].cat.categories
     direction = {n: (m.group(1) if (m := COPY_KIND.search(n)) else "") for n in cats if n.startswith("Memcpy")}
     is_copy = gpu["kind"] == "memcpy"
-    names = gpu["name"].astype(object)
-    gpu["copy_kind"] = np.where(is_copy, names.map(direction).fillna(""), "")
-    gpu["pageable"] = is_copy & names.str.contains("Pageable", regex=False).fillna(False).astype(bool)
+    kinds = np.array([direction.get(c, "") for c in cats] + [""], dtype=object)
+    codes = gpu["name"].cat.codes.to_numpy()
+    gpu["copy_kind"] = np.where(is_copy, kinds[codes], "")
+    gpu["pageable"] = is_copy.to_numpy() & name_mask(gpu["name"], "Pageable")
+
+
+def thread_key(pid: np.ndarray, tid: np.ndarray) -> np.ndarray:
+    """One int64 per (pid, tid) pair."""
+    return pid.astype(np.int64) * 4294967296 + (tid.astype(np.int64) & 0xFFFFFFFF)
 
 
 def _composite(thread: np.ndarray, ts: np.ndarray, t0: float, span: float) -> np.ndarray:
@@ -225,37 +244,38 @@ def _composite(thread: np.ndarray, ts: np.ndarray, t0: float, span: float) -> np
 
 
 def _nest(cpu: pd.DataFrame) -> None:
-    """depth and parent of each cpu_op by time nesting on its thread (a stack walk)."""
+    """depth and parent of each cpu_op by time nesting on its thread.
+
+    In (thread, start, longest-first) order, an op's parent is the nearest earlier op on its
+    thread still open when it starts. Starting from "the previous op" and jumping to a
+    candidate's own candidate while the candidate has already closed finds it; every op skipped
+    closed before the later op started, so it cannot be an ancestor. This is the classic stack
+    walk done as vectorised pointer jumping (a handful of numpy passes instead of a Python loop).
+    """
     n = len(cpu)
     parent = np.full(n, -1, dtype=np.int64)
     depth = np.zeros(n, dtype=np.int32)
     if n:
-        thread = pd.factorize(pd.MultiIndex.from_arrays([cpu["pid"], cpu["tid"]]))[0]
+        thread = pd.factorize(thread_key(cpu["pid"].to_numpy(), cpu["tid"].to_numpy()))[0]
         order = np.lexsort((-cpu["dur"].to_numpy(), cpu["ts"].to_numpy(), thread))
-        ts = cpu["ts"].to_numpy()[order].tolist()
-        end = cpu["end"].to_numpy()[order].tolist()
-        th = thread[order].tolist()
-        rows = order.tolist()
-        stack_rows: list[int] = []
-        stack_ends: list[float] = []
-        cur_thread = None
-        par = [-1] * n
-        dep = [0] * n
-        for row, t, e, thr in zip(rows, ts, end, th):
-            if thr != cur_thread:
-                stack_rows.clear()
-                stack_ends.clear()
-                cur_thread = thr
-            while stack_ends and stack_ends[-1] <= t:  # siblings end before the next starts
-                stack_rows.pop()
-                stack_ends.pop()
-            if stack_rows:
-                par[row] = stack_rows[-1]
-                dep[row] = len(stack_rows)
-            stack_rows.append(row)
-            stack_ends.append(e)
-        parent[:] = par
-        depth[:] = dep
+        ts = cpu["ts"].to_numpy()[order]
+        end = cpu["end"].to_numpy()[order]
+        th = thread[order]
+        cand = np.arange(n) - 1
+        cand[np.flatnonzero(np.diff(th, prepend=-1) != 0)] = -1  # first op of each thread
+        while True:
+            c = np.maximum(cand, 0)
+            closed = (cand >= 0) & (end[c] <= ts)
+            if not closed.any():
+                break
+            cand = np.where(closed, cand[c], cand)
+        d = np.zeros(n, dtype=np.int32)
+        anc = cand.copy()
+        while (live := anc >= 0).any():
+            d += live
+            anc = np.where(live, cand[np.maximum(anc, 0)], -1)
+        parent[order] = np.where(cand >= 0, order[np.maximum(cand, 0)], -1)
+        depth[order] = d
     cpu["parent"] = parent
     cpu["depth"] = depth
 
@@ -265,9 +285,9 @@ def _innermost_enclosing(cpu: pd.DataFrame, pid: np.ndarray, tid: np.ndarray, ts
     out = np.full(len(ts), -1, dtype=np.int64)
     if not len(cpu) or not len(ts):
         return out
-    keys = pd.MultiIndex.from_arrays([cpu["pid"], cpu["tid"]])
-    thread_index = keys.unique()
-    q_thread = thread_index.get_indexer(pd.MultiIndex.from_arrays([pid, tid]))
+    keys = thread_key(cpu["pid"].to_numpy(), cpu["tid"].to_numpy())
+    thread_index = pd.Index(pd.unique(keys))
+    q_thread = thread_index.get_indexer(thread_key(pid, tid))
     c_thread = thread_index.get_indexer(keys)
     cts, cend = cpu["ts"].to_numpy(), cpu["end"].to_numpy()
     t0 = min(cts.min(), ts.min())
@@ -327,9 +347,9 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
 def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.DataFrame,
            memory: pd.DataFrame) -> pd.DataFrame:
     """Steps from ProfilerStep spans, each extended to the end of the GPU work it launched."""
-    names = ann["name"].astype(object)
-    num = names.str.extract(STEP_NAME, expand=False)
-    marked = ann.loc[num.notna()].assign(step=num.dropna().astype(int))
+    is_step = name_mask(ann["name"], STEP_NAME)
+    marked = ann.loc[is_step].copy()
+    marked["step"] = [int(STEP_NAME.match(n).group(1)) for n in marked["name"].astype(object)]
     if len(marked):
         # The same step can appear twice (cpu_op and annotation); keep the longest span.
         marked = marked.sort_values("dur", ascending=False).drop_duplicates("step")
