@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable
+from dataclasses import replace
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import facts
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .efficiency import Efficiency, device_peak, efficiency, kernel_table, roofline
 from .trace import TraceFrame
 from .trace.frame import name_mask
+
+PeakChoice = Optional[tuple[Optional[float], Optional[str]]]  # (--peak-tflops, --peak-dtype)
 
 PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
     "kernels": ("GPU kernels", lambda f: bool((f.gpu_ops["kind"] == "kernel").any())),
@@ -34,8 +38,9 @@ def missing_prerequisite(frame: TraceFrame, requires: frozenset[str]) -> str | N
     return None
 
 
-def summarize(frame: TraceFrame) -> Summary:
+def summarize(frame: TraceFrame, peak: PeakChoice = None) -> Summary:
     stats = facts.step_stats(frame)
+    eff = efficiency(frame, *(peak or (None, None)))
     dev = facts.main_device(frame)
     busy = facts.busy_pct(frame, dev) if dev is not None else None
     extra: dict[str, Any] = {}
@@ -48,12 +53,41 @@ def summarize(frame: TraceFrame) -> Summary:
             k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()}
         k = facts.kernels(frame)
         extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
+    if eff.flops_per_step is not None:
+        extra["flops_per_step_by_dtype"] = {k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()}
+        extra["compute_time_share_pct"] = _r(eff.compute_time_share_pct, 1)
+        dev_peak = device_peak(frame, *(peak or (None, None)))
+        extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
+        extra["roofline"] = roofline(frame, dev_peak)
     return Summary(
         steps=stats.count if stats else None,
         step_time_us=round(stats.median_us, 1) if stats else None,
         gpu_busy_pct=round(busy, 2) if busy is not None else None,
+        flops_per_step=eff.flops_per_step,
+        achieved_tflops=_r(eff.achieved_tflops, 3),
+        peak_tflops=eff.peak_tflops,
+        peak_source=eff.peak_source,
+        mfu_pct=_r(eff.mfu_pct, 2),
         extra=extra,
     )
+
+
+def _r(x: float | None, nd: int) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def _with_efficiency(f: Finding, eff: Efficiency, step_us: float | None) -> Finding:
+    """MFU now, and what it would be if this finding's cost per step were recovered."""
+    if eff.mfu_pct is None or not step_us:
+        return f
+    if_saved = eff.mfu_if_saved(step_us, f.time_lost_us_per_step or 0.0)
+    return replace(f, efficiency={
+        "mfu_pct": round(eff.mfu_pct, 2),
+        "mfu_pct_if_recovered": _r(if_saved, 2),
+        "achieved_tflops": _r(eff.achieved_tflops, 3),
+        "peak_tflops": eff.peak_tflops,
+        "peak_source": eff.peak_source,
+    })
 
 
 def _run_detectors(frame: TraceFrame, cfgs: dict[str, Any], skipped: dict, errors: dict) -> list[Finding]:
@@ -87,14 +121,17 @@ def _device_info(frame: TraceFrame) -> dict[str, Any] | None:
 
 
 def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | None = None,
-             path: str | None = None) -> Diagnosis:
+             path: str | None = None, peak: PeakChoice = None) -> Diagnosis:
     """Analyse every rank; the summary describes the slowest rank, which sets the job's pace."""
     cfgs = configs(overrides)
     skipped: dict[str, str] = {}
     errors: dict[str, str] = {}
-    summaries = [summarize(f) for f in frames]
+    summaries = [summarize(f, peak) for f in frames]
     slowest = int(np.argmax([s.step_time_us or 0.0 for s in summaries]))
-    per_rank = [_run_detectors(f, cfgs, skipped, errors) for f in frames]
+    per_rank = []
+    for f, s in zip(frames, summaries):
+        eff = efficiency(f, *(peak or (None, None)))
+        per_rank.append([_with_efficiency(x, eff, s.step_time_us) for x in _run_detectors(f, cfgs, skipped, errors)])
     findings = _merge_ranks(frames, per_rank)
     lead = frames[slowest]
     summary = summaries[slowest]

@@ -42,6 +42,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
                    help="override a detector threshold (repeatable)")
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
+    a.add_argument("--peak-tflops", type=float, default=None,
+                   help="measure MFU against this dense peak instead of the device table")
+    a.add_argument("--peak-dtype", choices=("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"),
+                   default=None, help="dtype of the peak (default: the dtype carrying most FLOPs)")
 
     e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
     e.add_argument("code", help="detector code, e.g. sync-stall")
@@ -96,7 +100,9 @@ def _analyze(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except MemoryError:
         raise UsageError(f"{args.path}: trace too large for the available memory") from None
-    diagnosis = diagnose(frames, overrides, path=args.path)
+    if args.peak_tflops is not None and args.peak_tflops <= 0:
+        raise UsageError("--peak-tflops must be positive")
+    diagnosis = diagnose(frames, overrides, path=args.path, peak=(args.peak_tflops, args.peak_dtype))
     _write(render(diagnosis, args.format), args.output)
     return 0
 

@@ -148,7 +148,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     rts = frame.runtime["ts"].to_numpy()
     next_launch_ts = np.where(launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan)
     next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
-    next_name = np.where(has_next, next_name, None)
+    next_name = np.where(has_next, next_name, "(none: no more GPU work in the step)")
 
     # Host activity inside each gap.
     mt = main_thread(frame)
@@ -176,7 +176,9 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
         owner = _covering_index(sts, send, gs)
         sync_name = np.where(inside, names[np.maximum(owner, 0)], None)
 
-    queue_empty = next_launch_ts > gs  # the next op had not even been launched when the GPU went idle
+    # The next op had not even been launched when the GPU went idle (or nothing more ran in the
+    # step: the host never gave the GPU more work).
+    queue_empty = (next_launch_ts > gs) | ~has_next
     host_per_launch = dur / np.maximum(launches_in_gap, 1)
     cause = np.select(
         [dl_us >= 0.5 * dur,

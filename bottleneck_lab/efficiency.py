@@ -1,0 +1,220 @@
+"""FLOP-based efficiency: FLOPs from recorded shapes, attached to kernels, against a stated peak.
+
+Every MFU this module produces names its peak and where the peak came from (a datasheet entry,
+a theoretical estimate, a `bottleneck-lab peak` measurement or a user override).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import facts
+from .flops.models import COMPUTE_CATEGORIES, counted_op_costs
+from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
+from .trace import TraceFrame
+
+
+def _cache(frame: TraceFrame) -> dict:
+    return frame.__dict__.setdefault("_efficiency", {})
+
+
+def _launched(frame: TraceFrame) -> np.ndarray:
+    """Per cpu_op: did it, or an op inside it, launch any GPU work?"""
+    ops = frame.cpu_ops
+    hit = np.zeros(len(ops), dtype=bool)
+    cur = frame.gpu_ops["op"].to_numpy()
+    cur = np.unique(cur[cur >= 0])
+    parent = ops["parent"].to_numpy()
+    while len(cur):
+        new = cur[~hit[cur]]
+        hit[new] = True
+        cur = parent[new]
+        cur = cur[cur >= 0]
+    return hit
+
+
+def op_costs(frame: TraceFrame) -> pd.DataFrame:
+    """One row per cpu_op whose cost enters a step total: row, step, flops, bytes, dtype, category."""
+    c = _cache(frame)
+    if "ops" in c:
+        return c["ops"]
+    ops = frame.cpu_ops
+    cols = ["row", "step", "flops", "bytes", "dtype", "category"]
+    if not len(ops) or not ops["input_dims"].notna().any():
+        c["ops"] = pd.DataFrame(columns=cols)
+        return c["ops"]
+    sel = np.flatnonzero(ops["input_dims"].notna().to_numpy() & (ops["step"].to_numpy() >= 0))
+    launched = _launched(frame) if frame.has_gpu else None
+    names = ops["name"].astype(object).to_numpy()
+    ts, dur, tid = ops["ts"].to_numpy(), ops["dur"].to_numpy(), ops["tid"].to_numpy()
+    dims, types, conc = ops["input_dims"].to_numpy(), ops["input_type"].to_numpy(), ops["concrete_inputs"].to_numpy()
+    records = [(names[i], ts[i], dur[i], tid[i], dims[i], types[i], conc[i],
+                None if launched is None else bool(launched[i])) for i in sel]
+    counted = counted_op_costs(records)
+    rows = [int(sel[i]) for i, _ in counted]
+    c["ops"] = pd.DataFrame({
+        "row": rows,
+        "step": ops["step"].to_numpy()[rows] if rows else [],
+        "flops": [cost.flops for _, cost in counted],
+        "bytes": [cost.bytes for _, cost in counted],
+        "dtype": [cost.dtype or "unknown" for _, cost in counted],
+        "category": [cost.category for _, cost in counted],
+    }, columns=cols)
+    return c["ops"]
+
+
+def compute_ops(frame: TraceFrame) -> pd.DataFrame:
+    oc = op_costs(frame)
+    return oc.loc[oc["category"].isin(COMPUTE_CATEGORIES) & (oc["flops"] > 0)]
+
+
+def flops_per_step(frame: TraceFrame) -> float | None:
+    ops = compute_ops(frame)
+    if not len(ops):
+        return None
+    return float(ops["flops"].sum()) / max(len(frame.steps), 1)
+
+
+def dominant_dtype(frame: TraceFrame) -> str | None:
+    ops = compute_ops(frame)
+    if not len(ops):
+        return None
+    return str(ops.groupby("dtype")["flops"].sum().idxmax())
+
+
+def device_peak(frame: TraceFrame, peak_tflops: float | None = None, peak_dtype: str | None = None) -> DevicePeak | None:
+    dtype = peak_dtype or dominant_dtype(frame) or "fp32"
+    if peak_tflops:
+        return override_peak(peak_tflops, dtype)
+    dev = facts.main_device(frame)
+    props = frame.device_props(dev) if dev is not None else None
+    return match_device(props) if props else None
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    flops_per_step: float | None
+    achieved_tflops: float | None
+    peak_tflops: float | None
+    peak_dtype: str | None
+    peak_source: str | None
+    mfu_pct: float | None
+    flops_by_dtype: dict[str, float]
+    compute_time_share_pct: float | None  # GPU kernel time in kernels that carry FLOPs
+
+    def mfu_if_saved(self, step_us: float, saved_us: float) -> float | None:
+        """MFU the step would reach if `saved_us` of it were recovered."""
+        if self.mfu_pct is None or step_us <= saved_us or step_us <= 0:
+            return None
+        return self.mfu_pct * step_us / (step_us - saved_us)
+
+
+def efficiency(frame: TraceFrame, peak_tflops: float | None = None, peak_dtype: str | None = None) -> Efficiency:
+    stats = facts.step_stats(frame)
+    fps = flops_per_step(frame)
+    ops = compute_ops(frame)
+    by_dtype = {k: float(v) / max(len(frame.steps), 1)
+                for k, v in ops.groupby("dtype")["flops"].sum().items()} if len(ops) else {}
+    dtype = peak_dtype or dominant_dtype(frame)
+    peak = device_peak(frame, peak_tflops, dtype)
+    peak_value = peak.peak_for(dtype) if peak and dtype else None
+    achieved = fps / stats.median_us / 1e6 if fps and stats and stats.median_us > 0 else None
+    mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
+    return Efficiency(
+        flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,
+        peak_source=f"{peak.name} {dtype} dense: {peak.source}" if peak and peak_value else None,
+        mfu_pct=mfu, flops_by_dtype=by_dtype, compute_time_share_pct=_compute_share(frame, ops))
+
+
+def _flop_owner(frame: TraceFrame, counted_rows: np.ndarray) -> np.ndarray:
+    """For each GPU op, the counted op that launched it (directly or through child ops), else -1."""
+    ops = frame.cpu_ops
+    is_counted = np.zeros(len(ops) + 1, dtype=bool)
+    is_counted[counted_rows] = True
+    parent = np.append(ops["parent"].to_numpy(), -1)
+    cur = frame.gpu_ops["op"].to_numpy().copy()
+    owner = np.full(len(cur), -1)
+    for _ in range(int(ops["depth"].max()) + 2 if len(ops) else 0):
+        live = cur >= 0
+        if not live.any():
+            break
+        found = live & is_counted[np.where(live, cur, len(ops))]
+        owner[found] = cur[found]
+        cur = np.where(live & ~found, parent[np.where(live, cur, len(ops))], -1)
+    return owner
+
+
+def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
+    """Per GPU kernel: the FLOPs of the op that launched it, split over that op's kernels by time."""
+    c = _cache(frame)
+    if "kernels" in c:
+        return c["kernels"]
+    g = frame.gpu_ops
+    ops = compute_ops(frame)
+    k = g.loc[g["kind"] == "kernel", ["name", "dur", "op", "step"]].copy()
+    k["flops"] = 0.0
+    k["dtype"] = None
+    if len(ops):
+        owner = _flop_owner(frame, ops["row"].to_numpy())[k.index.to_numpy()]
+        k["owner"] = owner
+        flops_of = pd.Series(ops["flops"].to_numpy(), index=ops["row"].to_numpy())
+        dtype_of = pd.Series(ops["dtype"].to_numpy(), index=ops["row"].to_numpy())
+        owned = k.loc[owner >= 0]
+        share = owned["dur"] / owned.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
+        k.loc[owner >= 0, "flops"] = (flops_of.reindex(owned["owner"]).to_numpy() * share.fillna(0).to_numpy())
+        k.loc[owner >= 0, "dtype"] = dtype_of.reindex(owned["owner"]).to_numpy()
+    c["kernels"] = k
+    return k
+
+
+def _compute_share(frame: TraceFrame, ops: pd.DataFrame) -> float | None:
+    if not frame.has_gpu or not len(ops):
+        return None
+    k = kernel_flops(frame)
+    total = k["dur"].sum()
+    return 100.0 * float(k.loc[k["flops"] > 0, "dur"].sum() / total) if total > 0 else None
+
+
+def kernel_table(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[dict]:
+    """FLOP efficiency of the kernels that carry FLOPs, most GPU time first."""
+    k = kernel_flops(frame)
+    k = k.loc[k["flops"] > 0]
+    if not len(k):
+        return []
+    n_steps = max(len(frame.steps), 1)
+    grouped = k.groupby(k["name"].astype(object)).agg(time_us=("dur", "sum"), flops=("flops", "sum"),
+                                                     calls=("dur", "size"), dtype=("dtype", "first"))
+    out = []
+    for name, r in grouped.sort_values("time_us", ascending=False).head(top).iterrows():
+        # r["dtype"], not r.dtype: the attribute is the row Series' own dtype
+        time_us, flops, dtype = float(r["time_us"]), float(r["flops"]), r["dtype"]
+        tflops = flops / time_us / 1e6 if time_us > 0 else None
+        pk = peak.peak_for(dtype) if peak else None
+        out.append({"kernel": name[:120], "calls_per_step": round(int(r["calls"]) / n_steps, 1),
+                    "us_per_step": round(time_us / n_steps, 1), "dtype": dtype,
+                    "tflops": round(tflops, 2) if tflops else None,
+                    "pct_of_peak": round(100 * tflops / pk, 1) if tflops and pk else None})
+    return out
+
+
+def roofline(frame: TraceFrame, peak: DevicePeak | None) -> list[dict]:
+    """Bytes, arithmetic intensity and a compute/memory-bound verdict per op category."""
+    oc = op_costs(frame)
+    if not len(oc) or peak is None:
+        return []
+    n_steps = max(len(frame.steps), 1)
+    out = []
+    for (cat, dtype), r in oc.groupby(["category", "dtype"])[["flops", "bytes"]].sum().iterrows():
+        flops, nbytes = float(r["flops"]), float(r["bytes"])
+        if nbytes <= 0:
+            continue
+        ai = flops / nbytes
+        ridge = ridge_point(peak, dtype)
+        out.append({"category": cat, "dtype": dtype, "gflops_per_step": round(flops / n_steps / 1e9, 3),
+                    "mb_per_step": round(nbytes / n_steps / 1e6, 2), "flop_per_byte": round(ai, 2),
+                    "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
+                    "bound": None if ridge is None else ("compute" if ai >= ridge else "memory")})
+    return out
