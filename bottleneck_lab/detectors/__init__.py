@@ -33,6 +33,7 @@ MODULES = (
     "small_batch",
     "memcpy",
     "communication",
+    "precision",
 )
 PREREQUISITES = {"kernels", "steps", "runtime", "cpu_ops", "shapes", "memory_events", "nccl", "dataloader"}
 

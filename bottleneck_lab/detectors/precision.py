@@ -1,0 +1,131 @@
+"""FP32 (or TF32) math where BF16/FP16 tensor cores would run it several times faster.
+
+Symptom: matrix products, convolutions and attention carry most of the step's FLOPs in FP32;
+their kernels are SIMT FP32 kernels (sgemm, "f32" without tensor-op) or TF32 tensor-core kernels,
+running far below the device's BF16 peak.
+Likely cause: training without mixed precision; `torch.backends.cuda.matmul.allow_tf32 = False`
+(the default for matmuls) so FP32 GEMMs do not even use TF32.
+Fix: wrap the forward pass and loss in `torch.autocast("cuda", dtype=torch.bfloat16)` (on
+Volta/Turing use float16 with `torch.amp.GradScaler`). As a smaller step, allow TF32 with
+`torch.set_float32_matmul_precision("high")`. Keep matrix dimensions multiples of 8 so half-
+precision kernels can use tensor cores fully.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..diagnosis import SEVERITIES, Finding, severity_for_share
+from ..efficiency import compute_ops, device_peak, kernel_flops
+from ..trace import TraceFrame
+from ..trace.frame import name_mask
+from ._common import cost
+
+CODE = "precision"
+KIND = "precision"
+REQUIRES = {"kernels", "steps", "shapes"}
+
+# Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS naming).
+TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
+# Names of kernels that use tensor cores at all (for the evidence), old and new naming.
+TENSOR_CORE_KERNEL = re.compile(
+    r"tensorop|xmma|gmma|wgmma|hmma|s1688|s16816|h1688|h16816|bf16|nvjet|flash|fmha|cutlass.*_tc|"
+    r"sm90|sm80_|sm100|tf32|i8816|imma", re.IGNORECASE)
+HALF = ("bf16", "fp16")
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+    min_fp32_flops_pct: float = 20.0  # below this share of FLOPs, FP32 is not worth a finding
+
+
+def _misaligned_half_gemms(frame: TraceFrame) -> int:
+    """BF16/FP16 matrix products with a dimension that is not a multiple of 8."""
+    ops = compute_ops(frame)
+    half = ops.loc[ops["dtype"].isin(HALF) & (ops["category"] == "gemm")]
+    if not len(half):
+        return 0
+    dims = frame.cpu_ops["input_dims"].to_numpy()[half["row"].to_numpy()]
+    bad = 0
+    for d in dims:
+        shapes = [s for s in d if isinstance(s, list) and len(s) >= 2 and all(isinstance(x, int) for x in s)]
+        if any(x % 8 for s in shapes[:2] for x in s[-2:]):
+            bad += 1
+    return bad
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    ops = compute_ops(frame)
+    if not len(ops):
+        return []
+    total_flops = float(ops["flops"].sum())
+    fp32_flops = float(ops.loc[ops["dtype"] == "fp32", "flops"].sum())
+    fp32_pct = 100.0 * fp32_flops / total_flops if total_flops else 0.0
+    k = kernel_flops(frame)
+    k = k.loc[(k["flops"] > 0) & (k["step"] >= 0)]
+    is_tc = name_mask(k["name"], TENSOR_CORE_KERNEL)
+    is_tf32 = name_mask(k["name"], TF32_KERNEL)
+    fp32 = (k["dtype"] == "fp32").to_numpy()
+    n_steps = max(len(frame.steps), 1)
+    time_by_dtype = k.groupby("dtype")["dur"].sum()
+    flops_by_dtype = ops.groupby("dtype")["flops"].sum()
+    evidence = {
+        "flops_by_dtype_per_step": {d: float(f"{v / n_steps:.4g}") for d, v in flops_by_dtype.items()},
+        "kernel_us_by_dtype_per_step": {d: round(v / n_steps, 1) for d, v in time_by_dtype.items()},
+        "fp32_flops_pct": round(fp32_pct, 1),
+        "fp32_kernels_on_tensor_cores_pct": round(100 * float(k.loc[fp32 & is_tf32, "dur"].sum()
+                                                            / max(k.loc[fp32, "dur"].sum(), 1e-9)), 1),
+        "tensor_core_kernel_time_pct": round(100 * float(k.loc[is_tc, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1),
+        "half_gemms_not_multiple_of_8": _misaligned_half_gemms(frame),
+    }
+    if fp32_pct < cfg.min_fp32_flops_pct:
+        if evidence["half_gemms_not_multiple_of_8"]:
+            return [Finding(CODE, KIND, "info",
+                            f"{evidence['half_gemms_not_multiple_of_8']} BF16/FP16 matmuls have dimensions "
+                            "that are not multiples of 8", None, None, evidence,
+                            "Pad hidden sizes, vocabulary and batch*sequence to multiples of 8 (64 is "
+                            "better) so tensor-core kernels run without remainder tiles.")]
+        return []
+    peak = device_peak(frame)
+    props = frame.device_props(facts.main_device(frame)) or {}
+    major = props.get("computeMajor", 0) or 0
+    target = "bf16" if major >= 8 or peak is None or peak.peak_for("bf16") else "fp16"
+    target_peak = peak.peak_for(target) if peak else None
+    if not target_peak:
+        return []
+    # Time the FP32 kernels would take at the half-precision peak, against what they took.
+    k32 = k.loc[fp32]
+    ideal_us = k32["flops"].to_numpy() / (target_peak * 1e6)
+    saved = np.maximum(k32["dur"].to_numpy() - ideal_us, 0.0)
+    tf32 = is_tf32[fp32]
+    per_step, share = cost(frame, float(saved.sum()))
+    if share < cfg.min_share_pct:
+        return []
+    tf32_share = float(k32.loc[tf32, "dur"].sum() / max(k32["dur"].sum(), 1e-9))
+    severity = severity_for_share(share)
+    if tf32_share >= 0.5:  # already on tensor cores: a smaller, surer-to-be-overestimated win
+        severity = SEVERITIES[max(SEVERITIES.index(severity) - 1, 0)]
+        title = (f"{fp32_pct:.0f}% of FLOPs in FP32 running as TF32; {target.upper()} autocast "
+                 f"could save ~{share:.0f}% of the step")
+    else:
+        title = (f"{fp32_pct:.0f}% of FLOPs run in plain FP32 (no tensor cores); {target.upper()} "
+                 f"autocast could save ~{share:.0f}% of the step")
+    evidence["target_dtype"] = target
+    evidence["target_peak_tflops"] = target_peak
+    evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
+    evidence["fp32_kernel_us_per_step_at_target_peak"] = round(float(ideal_us.sum()) / n_steps, 1)
+    evidence["slowest_fp32_kernels"] = [
+        {"kernel": str(n)[:100], "us_per_step": round(v / n_steps, 1)}
+        for n, v in k32.groupby(k32["name"].astype(object))["dur"].sum().nlargest(3).items()]
+    if target == "bf16":
+        fix = ("Run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16) (no GradScaler "
+               "needed). At least allow TF32: torch.set_float32_matmul_precision('high').")
+    else:
+        fix = ("This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
+               "torch.amp.GradScaler to run matmuls on tensor cores.")
+    return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
