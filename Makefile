@@ -14,8 +14,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e ".[demos,test]"
 	touch $@
 
+# The dataloader demo, bad then fixed, on the GPU when one is present (else the CPU), side by side.
 demo: $(VENV)/.installed
-	$(VENV)/bin/bottleneck-lab analyze traces/h100/dataloader/bad.json.gz
+	$(VENV)/bin/bottleneck-lab demo dataloader
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q
