@@ -11,6 +11,7 @@ import numpy as np
 from . import facts
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .memory import peak_memory_bytes
 from .efficiency import Efficiency, device_peak, efficiency, kernel_table, roofline
 from .trace import TraceFrame
 from .trace.frame import name_mask
@@ -68,6 +69,7 @@ def summarize(frame: TraceFrame, peak: PeakChoice = None) -> Summary:
         peak_tflops=eff.peak_tflops,
         peak_source=eff.peak_source,
         mfu_pct=_r(eff.mfu_pct, 2),
+        peak_memory_bytes=peak_memory_bytes(frame),
         extra=extra,
     )
 

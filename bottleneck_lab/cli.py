@@ -42,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
                    help="override a detector threshold (repeatable)")
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
+    a.add_argument("--with-hta", action="store_true",
+                   help="add Holistic Trace Analysis' temporal, idle-time and kernel breakdowns, "
+                        "labelled as HTA's (says so plainly when HTA cannot run)")
     a.add_argument("--peak-tflops", type=float, default=None,
                    help="measure MFU against this dense peak instead of the device table")
     a.add_argument("--peak-dtype", choices=("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"),
@@ -103,6 +106,10 @@ def _analyze(args: argparse.Namespace) -> int:
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError("--peak-tflops must be positive")
     diagnosis = diagnose(frames, overrides, path=args.path, peak=(args.peak_tflops, args.peak_dtype))
+    if args.with_hta:
+        from .hta_bridge import hta_report
+
+        diagnosis.hta = hta_report(args.path, files=[f.path for f in frames])
     _write(render(diagnosis, args.format), args.output)
     return 0
 

@@ -83,6 +83,7 @@ class Diagnosis:
     findings: list[Finding]
     skipped: dict[str, str] = field(default_factory=dict)  # detector code -> why it did not run
     errors: dict[str, str] = field(default_factory=dict)   # detector code -> what went wrong
+    hta: dict[str, Any] | None = None  # --with-hta: HTA's own breakdowns, labelled as HTA's
 
     @property
     def verdict(self) -> Finding | None:
@@ -93,13 +94,16 @@ class Diagnosis:
         summary = asdict(self.summary)
         extra = summary.pop("extra")
         summary.update({k: v for k, v in extra.items() if k not in summary})
-        return {
+        out = {
             "schema": SCHEMA,
             "trace": asdict(self.trace),
             "summary": summary,
             "findings": [asdict(f) for f in self.findings],
             "detectors": {"skipped": self.skipped, "errors": self.errors},
         }
+        if self.hta is not None:
+            out["hta"] = self.hta
+        return out
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:

@@ -6,6 +6,7 @@ a theoretical estimate, a `bottleneck-lab peak` measurement or a user override).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +16,10 @@ from . import facts
 from .flops.models import COMPUTE_CATEGORIES, counted_op_costs
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
 from .trace import TraceFrame
+from .trace.frame import name_mask
+
+# Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS/cuDNN naming).
+TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
 
 
 def _cache(frame: TraceFrame) -> dict:
@@ -67,8 +72,28 @@ def op_costs(frame: TraceFrame) -> pd.DataFrame:
 
 
 def compute_ops(frame: TraceFrame) -> pd.DataFrame:
+    """Ops carrying matmul/conv/attention FLOPs. An FP32 op whose kernels run mostly on tensor
+    cores in TF32 (cuDNN does so by default for convolutions) gets dtype "tf32", so it is
+    measured against the TF32 peak, not the far lower FP32 one."""
+    c = _cache(frame)
+    if "compute" in c:
+        return c["compute"]
     oc = op_costs(frame)
-    return oc.loc[oc["category"].isin(COMPUTE_CATEGORIES) & (oc["flops"] > 0)]
+    ops = oc.loc[oc["category"].isin(COMPUTE_CATEGORIES) & (oc["flops"] > 0)].copy()
+    if len(ops) and frame.has_gpu and (ops["dtype"] == "fp32").any():
+        g = frame.gpu_ops
+        kern = (g["kind"] == "kernel").to_numpy()
+        owner = _flop_owner(frame, ops["row"].to_numpy())
+        c["owner"] = owner
+        on = kern & (owner >= 0)
+        tf32 = name_mask(g["name"], TF32_KERNEL)[on]
+        dur = g["dur"].to_numpy()[on]
+        share = pd.Series(np.where(tf32, dur, 0.0)).groupby(owner[on]).sum() / \
+            pd.Series(dur).groupby(owner[on]).sum().replace(0, np.nan)
+        is_tf32 = ops["row"].map(share).fillna(0).to_numpy() >= 0.5
+        ops.loc[is_tf32 & (ops["dtype"] == "fp32").to_numpy(), "dtype"] = "tf32"
+    c["compute"] = ops
+    return ops
 
 
 def flops_per_step(frame: TraceFrame) -> float | None:
@@ -120,13 +145,37 @@ def efficiency(frame: TraceFrame, peak_tflops: float | None = None, peak_dtype: 
                 for k, v in ops.groupby("dtype")["flops"].sum().items()} if len(ops) else {}
     dtype = peak_dtype or dominant_dtype(frame)
     peak = device_peak(frame, peak_tflops, dtype)
-    peak_value = peak.peak_for(dtype) if peak and dtype else None
     achieved = fps / stats.median_us / 1e6 if fps and stats and stats.median_us > 0 else None
+    peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=peak_tflops is not None)
     mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
     return Efficiency(
         flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,
-        peak_source=f"{peak.name} {dtype} dense: {peak.source}" if peak and peak_value else None,
-        mfu_pct=mfu, flops_by_dtype=by_dtype, compute_time_share_pct=_compute_share(frame, ops))
+        peak_source=source, mfu_pct=mfu, flops_by_dtype=by_dtype,
+        compute_time_share_pct=_compute_share(frame, ops))
+
+
+def _mixed_peak(peak: DevicePeak | None, by_dtype: dict[str, float], dominant: str | None,
+                forced: bool) -> tuple[float | None, str | None]:
+    """The peak to divide by when FLOPs come in several dtypes: the rate at which the device
+    would do this step's FLOPs at each dtype's own peak (a FLOP-weighted harmonic mean). With one
+    dtype it is simply that dtype's peak. FLOPs of a dtype the device has no figure for are
+    counted at the dominant dtype's peak."""
+    if peak is None or not by_dtype or dominant is None:
+        return None, None
+    if forced:
+        value = peak.peak_for(dominant)
+        return value, f"{dominant} {value:g} TFLOP/s: {peak.source}" if value else None
+    fallback = peak.peak_for(dominant)
+    total = sum(by_dtype.values())
+    ideal_s, parts = 0.0, []
+    for d, flops in sorted(by_dtype.items(), key=lambda kv: -kv[1]):
+        p = peak.peak_for(d) or fallback
+        if not p:
+            return None, None
+        ideal_s += flops / (p * 1e12)
+        parts.append(f"{d} {p:g} TFLOP/s ({100 * flops / total:.0f}% of FLOPs)")
+    value = total / ideal_s / 1e12
+    return value, f"{peak.name}, dense: " + ", ".join(parts) + f"; {peak.source}"
 
 
 def _flop_owner(frame: TraceFrame, counted_rows: np.ndarray) -> np.ndarray:
@@ -158,7 +207,9 @@ def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
     k["flops"] = 0.0
     k["dtype"] = None
     if len(ops):
-        owner = _flop_owner(frame, ops["row"].to_numpy())[k.index.to_numpy()]
+        if "owner" not in c:
+            c["owner"] = _flop_owner(frame, ops["row"].to_numpy())
+        owner = c["owner"][k.index.to_numpy()]
         k["owner"] = owner
         flops_of = pd.Series(ops["flops"].to_numpy(), index=ops["row"].to_numpy())
         dtype_of = pd.Series(ops["dtype"].to_numpy(), index=ops["row"].to_numpy())

@@ -275,15 +275,27 @@ def median_gemm_rows(frame: TraceFrame) -> float | None:
     return float(np.median(rows)) if rows else None
 
 
-# Below this many rows per matrix product, each kernel has too little work to fill a GPU.
+# Below this many rows (batch x sequence) per matrix product, each kernel has too little work to
+# fill a data-centre GPU, and per-step host costs are spread over too few samples.
 SMALL_GEMM_ROWS = 512
 
 
-def launch_bound_owner(frame: TraceFrame) -> str:
-    """Who owns launch-bound idle: small_batch when the kernels are too small to fill the GPU
-    because each carries too few samples; launch_overhead when there are simply too many."""
-    under = underfilled_share(frame)
+def batch_is_small(frame: TraceFrame) -> bool | None:
+    """Does the trace show a small batch? From recorded shapes when there are matrix products
+    (grid sizes mislead there: cuBLAS picks large tiles, so a full-size GEMM can have fewer
+    blocks than SMs); else from most kernel time being in grids smaller than the SM count.
+    None when neither can be told."""
     rows = median_gemm_rows(frame)
-    if under is not None and under >= 0.5 and (rows is None or rows < SMALL_GEMM_ROWS):
-        return "small_batch"
-    return "launch_overhead"
+    if rows is not None:
+        return rows < SMALL_GEMM_ROWS
+    under = underfilled_share(frame)
+    return None if under is None else under >= 0.5
+
+
+def launch_bound_owner(frame: TraceFrame) -> str:
+    """Who owns the idle of a host that cannot keep up (launch-bound and host-bound gaps).
+
+    With a small batch, every per-step host cost (Python, launches, optimizer) is paid for too
+    few samples, and the first fix is a bigger batch: small_batch owns that idle. Otherwise the
+    launch-bound gaps are launch_overhead's and the rest host_bound's."""
+    return "small_batch" if batch_is_small(frame) else "launch_overhead"

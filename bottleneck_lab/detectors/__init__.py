@@ -34,6 +34,9 @@ MODULES = (
     "memcpy",
     "communication",
     "precision",
+    "activation_memory",
+    "recompute",
+    "memory_capacity",
 )
 PREREQUISITES = {"kernels", "steps", "runtime", "cpu_ops", "shapes", "memory_events", "nccl", "dataloader"}
 

@@ -29,13 +29,12 @@ CODE = "precision"
 KIND = "precision"
 REQUIRES = {"kernels", "steps", "shapes"}
 
-# Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS naming).
-TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
 # Names of kernels that use tensor cores at all (for the evidence), old and new naming.
 TENSOR_CORE_KERNEL = re.compile(
     r"tensorop|xmma|gmma|wgmma|hmma|s1688|s16816|h1688|h16816|bf16|nvjet|flash|fmha|cutlass.*_tc|"
     r"sm90|sm80_|sm100|tf32|i8816|imma", re.IGNORECASE)
 HALF = ("bf16", "fp16")
+FP32 = ("fp32", "tf32")
 
 
 @dataclass(frozen=True)
@@ -64,20 +63,20 @@ def detect(frame: TraceFrame, cfg: Config):
     if not len(ops):
         return []
     total_flops = float(ops["flops"].sum())
-    fp32_flops = float(ops.loc[ops["dtype"] == "fp32", "flops"].sum())
+    fp32_flops = float(ops.loc[ops["dtype"].isin(FP32), "flops"].sum())
     fp32_pct = 100.0 * fp32_flops / total_flops if total_flops else 0.0
     k = kernel_flops(frame)
     k = k.loc[(k["flops"] > 0) & (k["step"] >= 0)]
     is_tc = name_mask(k["name"], TENSOR_CORE_KERNEL)
-    is_tf32 = name_mask(k["name"], TF32_KERNEL)
-    fp32 = (k["dtype"] == "fp32").to_numpy()
+    is_tf32 = (k["dtype"] == "tf32").to_numpy()  # efficiency.compute_ops tells TF32 by kernel name
+    fp32 = k["dtype"].isin(FP32).to_numpy()
     n_steps = max(len(frame.steps), 1)
     time_by_dtype = k.groupby("dtype")["dur"].sum()
     flops_by_dtype = ops.groupby("dtype")["flops"].sum()
     evidence = {
         "flops_by_dtype_per_step": {d: float(f"{v / n_steps:.4g}") for d, v in flops_by_dtype.items()},
         "kernel_us_by_dtype_per_step": {d: round(v / n_steps, 1) for d, v in time_by_dtype.items()},
-        "fp32_flops_pct": round(fp32_pct, 1),
+        "fp32_flops_pct": round(fp32_pct, 1),  # FP32 tensors, whether the math ran as FP32 or TF32
         "fp32_kernels_on_tensor_cores_pct": round(100 * float(k.loc[fp32 & is_tf32, "dur"].sum()
                                                             / max(k.loc[fp32, "dur"].sum(), 1e-9)), 1),
         "tensor_core_kernel_time_pct": round(100 * float(k.loc[is_tc, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1),
@@ -98,11 +97,16 @@ def detect(frame: TraceFrame, cfg: Config):
     target_peak = peak.peak_for(target) if peak else None
     if not target_peak:
         return []
-    # Time the FP32 kernels would take at the half-precision peak, against what they took.
+    # Plain FP32: the time the kernels would take at the half-precision peak, against what they
+    # took. TF32 already runs on tensor cores, so its own, smaller estimate: the same kernels at
+    # the same fraction of peak, scaled by the TF32-to-half peak ratio.
     k32 = k.loc[fp32]
-    ideal_us = k32["flops"].to_numpy() / (target_peak * 1e6)
-    saved = np.maximum(k32["dur"].to_numpy() - ideal_us, 0.0)
     tf32 = is_tf32[fp32]
+    ideal_us = k32["flops"].to_numpy() / (target_peak * 1e6)
+    dur = k32["dur"].to_numpy()
+    tf32_peak = peak.peak_for("tf32")
+    tf32_saving = (1.0 - tf32_peak / target_peak) if tf32_peak and tf32_peak < target_peak else 0.0
+    saved = np.where(tf32, dur * tf32_saving, np.maximum(dur - ideal_us, 0.0))
     per_step, share = cost(frame, float(saved.sum()))
     if share < cfg.min_share_pct:
         return []

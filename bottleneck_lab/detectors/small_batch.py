@@ -31,42 +31,48 @@ class Config:
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    under = facts.underfilled_share(frame)
-    if under is None or under < 0.5:
+    if not facts.batch_is_small(frame):
         return []
-    sms = facts.sm_count(frame)
+    sms = facts.sm_count(frame) or 0
     k = facts.kernels(frame)
     k = k.loc[k["step"] >= 0]
     if not len(k):
         return []
     grid = k["grid"].to_numpy()
-    # Idle while launching tiny kernels, plus the SM capacity left unused by under-filled kernels.
-    launch_idle = facts.idle_by_cause(frame)["launch_overhead"] if facts.launch_bound_owner(frame) == "small_batch" else 0.0
-    unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / sms, 0.0)
+    # The host-side idle it owns (launch-bound and host-bound gaps: per-step costs paid for too
+    # few samples), plus the SM capacity left unused by kernels whose grid is under the SM count.
+    idle = facts.idle_by_cause(frame)
+    owned_idle = idle["launch_overhead"] + idle["host_bound"]
+    unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
     underfill_us = float((k["dur"].to_numpy() * unused).sum())
-    per_step, share = cost(frame, launch_idle + underfill_us)
+    per_step, share = cost(frame, owned_idle + underfill_us)
     if share < cfg.min_share_pct:
         return []
     occ = k["occupancy_pct"].dropna()
     rows = facts.median_gemm_rows(frame)
+    under = facts.underfilled_share(frame)
     n_steps = max(len(frame.steps), 1)
     evidence = {
-        "sm_count": sms,
-        "kernel_time_in_underfilled_kernels_pct": round(100 * under, 1),
+        "median_matmul_rows": rows,
+        "sm_count": sms or None,
+        "kernel_time_in_grids_under_sm_count_pct": None if under is None else round(100 * under, 1),
         "median_grid_blocks": float(np.nanmedian(grid)) if np.isfinite(grid).any() else None,
         "median_achieved_occupancy_pct": round(float(occ.median()), 1) if len(occ) else None,
         "median_kernel_us": round(float(k["dur"].median()), 2),
         "gpu_time_in_kernels_under_10us_pct": round(
             100 * float(k.loc[k["dur"] < cfg.tiny_kernel_us, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1),
-        "median_matmul_rows": rows,
         "kernels_per_step": round(len(k) / n_steps, 1),
-        "launch_bound_idle_us_per_step": round(launch_idle / n_steps, 1),
+        "gpu_busy_pct": round(facts.busy_pct(frame, facts.main_device(frame)) or 0.0, 1),
+        "host_idle_us_per_step": round(owned_idle / n_steps, 1),
         "unused_sm_time_us_per_step": round(underfill_us / n_steps, 1),
-        "largest_gaps": gap_evidence(frame, "launch_overhead"),
+        "largest_gaps": gap_evidence(frame, "host_bound") + gap_evidence(frame, "launch_overhead"),
     }
-    title = (f"Kernels too small to fill the GPU: {100 * under:.0f}% of kernel time under {sms} "
-             f"blocks, ~{share:.0f}% of the step lost")
+    severity = severity_for_share(share)
+    if rows is None and severity in ("medium", "high"):
+        severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
+    what = f"matrix products of {rows:.0f} rows" if rows is not None else "kernels under the SM count"
+    title = f"Batch too small for the GPU: {what}, ~{share:.0f}% of the step lost"
     fix = ("Raise the batch size (as far as memory allows) so each kernel has enough work for all "
-           f"{sms} SMs; keep the effective batch with gradient accumulation if you need it. "
-           "Judge by samples/s, not steps/s.")
-    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+           f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
+           "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s.")
+    return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

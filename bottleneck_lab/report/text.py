@@ -100,6 +100,10 @@ def render_text(d: Diagnosis, width: int = 100) -> str:
     if d.trace.warnings:
         out += ["", "Trace warnings"]
         out.extend(f"  {w}" for w in d.trace.warnings)
+    if d.hta is not None:
+        from ..hta_bridge import render_hta_text
+
+        out += ["", render_hta_text(d.hta, width).rstrip("\n")]
     return "\n".join(out) + "\n"
 
 
@@ -113,4 +117,9 @@ def render_markdown(d: Diagnosis) -> str:
             out.append(f"- **{k}**: {_fmt_value(v)}")
         out += ["", f"**Fix:** {f.fix}", ""]
     out += ["## Summary", "", "```"] + _summary_lines(d) + ["```", ""]
+    if d.hta is not None:
+        from ..hta_bridge import render_hta_text
+
+        out += ["## Holistic Trace Analysis (HTA), for comparison", "", "```text",
+                render_hta_text(d.hta).rstrip("\n"), "```", ""]
     return "\n".join(out)

@@ -241,7 +241,7 @@ def decode(path: Path) -> RawTrace:
             problem = ("is a PyTorch execution trace (ExecutionTraceObserver), not a Kineto trace; "
                        "pass the profiler's trace file instead")
         else:
-            keys = ", ".join(sorted(top)[:5]) or "none"
+            keys = ", ".join(repr(k)[1:-1] for k in sorted(top)[:5]) or "none"
             problem = f"JSON object has no traceEvents (keys: {keys}); not a Kineto trace"
         raise TraceError(path, problem)
     try:
@@ -319,24 +319,23 @@ def _floats(values: list) -> np.ndarray:
     """Numbers (None -> NaN); strings such as "12" or "0x0" are parsed, anything else is NaN."""
     try:
         return np.fromiter(values, dtype=np.float64, count=len(values))  # fast path: all numbers
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         pass
     try:
         return np.array(values, dtype=np.float64)  # None -> NaN
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return np.array([_parse_number(v) for v in values], dtype=np.float64)
 
 
 def _parse_number(v: Any) -> float:
-    if v is None or isinstance(v, (int, float)):
-        return v
-    try:
-        return float(int(v, 0))
-    except (TypeError, ValueError):
+    if v is None:
+        return float("nan")
+    for parse in (float, lambda x: float(int(x, 0))):
         try:
-            return float(v)
-        except (TypeError, ValueError):
-            return float("nan")
+            return parse(v)
+        except (TypeError, ValueError, OverflowError):
+            continue
+    return float("nan")
 
 
 def _grid_size(g: Any) -> float | None:
@@ -385,10 +384,10 @@ class _Columns:
         """pid/tid as ints; the rare string id gets a stable negative code."""
         try:
             return np.fromiter(values, dtype=np.int64, count=len(values))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             extra = self.string_ids
-            return np.array([v if type(v) is int else extra.setdefault(v, -1 - len(extra))
-                             for v in values], dtype=np.int64)
+            return np.array([v if type(v) is int and -2**63 <= v < 2**63
+                             else extra.setdefault(v, -1 - len(extra)) for v in values], dtype=np.int64)
 
     def add(self, events: list[Event]) -> None:
         # One attrgetter + zip transpose in C per chunk: far fewer Python-level steps than a

@@ -100,7 +100,7 @@ def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorica
 def _ids(values: np.ndarray) -> np.ndarray:
     """Float ids (NaN = absent) as int64 with -1 for absent."""
     out = np.full(len(values), -1, dtype=np.int64)
-    ok = np.isfinite(values)
+    ok = np.isfinite(values) & (np.abs(values) < 2.0**62)  # ids beyond int64 are not ids we can use
     out[ok] = values[ok].astype(np.int64)
     return out
 
@@ -124,7 +124,8 @@ def _table(tables: dict, kinds: tuple[int, ...], names: pd.CategoricalDtype,
            id_cols: tuple[str, ...] = (), float_cols: tuple[str, ...] = (),
            object_cols: tuple[str, ...] = ()) -> pd.DataFrame:
     """Concatenate the decoded columns of some row kinds into one DataFrame sorted by time."""
-    present = [tables[k] for k in kinds if k in tables]
+    present_kinds = [k for k in kinds if k in tables]
+    present = [tables[k] for k in present_kinds]
     n = sum(len(t["ts"]) for t in present)
 
     def col(name: str, fill: Any, dtype: Any) -> np.ndarray:
@@ -137,7 +138,7 @@ def _table(tables: dict, kinds: tuple[int, ...], names: pd.CategoricalDtype,
     cols["name"] = col("name", 0, np.int32)
     cols["pid"] = col("pid", -1, np.int64)
     cols["tid"] = col("tid", -1, np.int64)
-    kind = np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(kinds, present)]) if n else np.empty(0, np.int8)
+    kind = np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(present_kinds, present)]) if n else np.empty(0, np.int8)
     df = _base_table(cols, names)
     ok = df.attrs.pop("rows")
     df["kind_code"] = kind[ok]
@@ -190,22 +191,22 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
         categories=["kernel", "memcpy", "memset"])
     _add_copy_columns(gpu)
     ann["on_gpu"] = ann["kind_code"] == D.GPU_ANNOTATION
-    for df in (gpu, runtime, cpu, ann, memory, python, syncs):
-        df.drop(columns="kind_code", inplace=True)
+    gpu, runtime, cpu, ann, memory, python, syncs = (
+        df.drop(columns="kind_code") for df in (gpu, runtime, cpu, ann, memory, python, syncs))
 
     _nest(cpu)
     runtime["op"] = _link_ops(runtime, cpu)
     gpu["launch"] = _link_launches(gpu, runtime)
     launched = gpu["launch"].to_numpy()
-    gpu["op"] = np.where(launched >= 0, runtime["op"].to_numpy()[np.maximum(launched, 0)], -1)
+    gpu["op"] = _follow(launched, runtime["op"].to_numpy())
 
     steps = _steps(ann, gpu, runtime, cpu, memory)
     for df in (gpu, runtime, cpu, ann, memory, python):
         df["step"] = _step_of(df, steps)
     if len(gpu):
         # A GPU op belongs to the step that launched it, even when it runs after the step's CPU side.
-        lstep = runtime["step"].to_numpy()
-        gpu["step"] = np.where(launched >= 0, lstep[np.maximum(launched, 0)], gpu["step"])
+        via_launch = _follow(launched, runtime["step"].to_numpy())
+        gpu["step"] = np.where(launched >= 0, via_launch, gpu["step"])
 
     events = sum(len(df) for df in (gpu, runtime, cpu, ann, memory, python, syncs))
     if not events:
@@ -216,6 +217,14 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
         device_properties=raw.device_properties, metadata=raw.metadata,
         distributed_info=raw.distributed_info, events=events, warnings=warnings,
     )
+
+
+def _follow(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """values[rows] where rows >= 0, else -1 (safe when `values` is empty)."""
+    out = np.full(len(rows), -1, dtype=np.int64)
+    ok = (rows >= 0) & (rows < len(values))
+    out[ok] = values[rows[ok]]
+    return out
 
 
 def _step_names(names: pd.CategoricalDtype) -> list[str]:
@@ -319,7 +328,7 @@ def _link_ops(runtime: pd.DataFrame, cpu: pd.DataFrame) -> np.ndarray:
     rows = np.flatnonzero(first)
     rid = runtime["external_id"].to_numpy()
     hit = index.get_indexer(rid)
-    op = np.where((hit >= 0) & (rid >= 0), rows[np.maximum(hit, 0)], -1)
+    op = np.where(rid >= 0, _follow(hit, rows), -1)
     # The id must point at an op on the same thread that encloses the call; else use nesting.
     rts = runtime["ts"].to_numpy()
     okrow = np.maximum(op, 0)
@@ -341,44 +350,58 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
     keep = (corr >= 0) & ~pd.Index(corr).duplicated(keep="first")
     rows = np.flatnonzero(keep)
     hit = pd.Index(corr[keep]).get_indexer(gpu["correlation"].to_numpy())
-    return np.where((hit >= 0) & (gpu["correlation"].to_numpy() >= 0), rows[np.maximum(hit, 0)], -1)
+    return np.where(gpu["correlation"].to_numpy() >= 0, _follow(hit, rows), -1)
 
 
 def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.DataFrame,
            memory: pd.DataFrame) -> pd.DataFrame:
-    """Steps from ProfilerStep spans, each extended to the end of the GPU work it launched."""
-    is_step = name_mask(ann["name"], STEP_NAME)
+    """Steps from ProfilerStep spans, as back-to-back windows on the timeline.
+
+    A step ends when both its CPU span and the GPU work it launched have ended. The next step's
+    window starts where the previous one ended (or at its own CPU start, if later), so windows
+    never overlap: when the CPU runs ahead of a busy GPU, each step's duration is its GPU time,
+    and when the GPU waits on the CPU, it is the CPU time. Columns: step, name, cpu_ts, cpu_end
+    (the ProfilerStep span itself), ts, end, dur (the window), marked.
+    """
+    is_step = name_mask(ann["name"], STEP_NAME) & ~ann["on_gpu"].to_numpy(dtype=bool)
     marked = ann.loc[is_step].copy()
     marked["step"] = [int(STEP_NAME.match(n).group(1)) for n in marked["name"].astype(object)]
     if len(marked):
         # The same step can appear twice (cpu_op and annotation); keep the longest span.
         marked = marked.sort_values("dur", ascending=False).drop_duplicates("step")
-        steps = marked.sort_values("ts")[["step", "name", "ts", "end"]].rename(columns={"end": "cpu_end"})
+        steps = marked.sort_values("ts")[["step", "name", "ts", "end"]].rename(
+            columns={"ts": "cpu_ts", "end": "cpu_end"})
         steps["name"] = steps["name"].astype(object)
         steps["marked"] = True
     else:
         starts = [df["ts"].min() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
         ends = [df["end"].max() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
         if not starts:
-            return pd.DataFrame({"step": [], "name": [], "ts": [], "cpu_end": [], "end": [], "dur": [], "marked": []})
-        steps = pd.DataFrame({"step": [0], "name": ["whole trace"], "ts": [min(starts)],
+            return pd.DataFrame({c: [] for c in ("step", "name", "cpu_ts", "cpu_end", "ts", "end", "dur", "marked")})
+        steps = pd.DataFrame({"step": [0], "name": ["whole trace"], "cpu_ts": [min(starts)],
                               "cpu_end": [max(ends)], "marked": [False]})
     steps = steps.reset_index(drop=True)
     end = steps["cpu_end"].to_numpy().copy()
     if len(gpu) and steps["marked"].iloc[0]:
         launch = gpu["launch"].to_numpy()
-        when = np.where(launch >= 0, runtime["ts"].to_numpy()[np.maximum(launch, 0)], gpu["ts"].to_numpy())
+        launch_ts = _follow(launch, np.arange(len(runtime)))
+        when = np.where(launch_ts >= 0, runtime["ts"].to_numpy()[np.maximum(launch_ts, 0)] if len(runtime) else 0.0,
+                        gpu["ts"].to_numpy())
         s = _window_of(when, steps)
         ok = s >= 0
         np.maximum.at(end, s[ok], gpu["end"].to_numpy()[ok])
+    end = np.maximum.accumulate(end)
+    start = steps["cpu_ts"].to_numpy().copy()
+    start[1:] = np.maximum(start[1:], end[:-1])
+    steps["ts"] = start
     steps["end"] = end
-    steps["dur"] = steps["end"] - steps["ts"]
+    steps["dur"] = end - start
     return steps
 
 
 def _window_of(ts: np.ndarray, steps: pd.DataFrame) -> np.ndarray:
     """Index of the step whose CPU span holds each time (-1 outside every step)."""
-    starts = steps["ts"].to_numpy()
+    starts = steps["cpu_ts"].to_numpy()
     i = np.searchsorted(starts, ts, side="right") - 1
     inside = (i >= 0) & (ts <= steps["cpu_end"].to_numpy()[np.maximum(i, 0)])
     return np.where(inside, i, -1)

@@ -1,0 +1,99 @@
+"""Activation checkpointing re-runs forward work during the backward pass.
+
+Symptom: forward ops (aten::linear, aten::gelu, attention ...) recorded with a Sequence number
+run inside `autograd::engine::evaluate_function` spans of the backward pass (under
+CheckpointFunctionBackward with reentrant checkpointing, under the first node that needs a
+saved tensor without it); the step takes longer by about one forward of the checkpointed part.
+Likely cause: `torch.utils.checkpoint` (or FSDP / a framework's activation checkpointing) around
+model blocks: it trades this recompute for activation memory.
+Fix: the trade is worth it only while memory is short. If the peak plus the activations it
+re-materialises fits the device, checkpoint fewer blocks or turn it off; if not, keep it and cut
+the recompute instead: selective checkpointing (save the matmul outputs, recompute only cheap
+pointwise ops: `torch.utils.checkpoint.create_selective_checkpoint_contexts`), or checkpoint
+every other block.
+
+The memory it saves is estimated from the trace alone as the bytes the recomputed ops allocate
+per step and keep for backward, less the most kept under one autograd node (alive at once even
+with checkpointing). The estimate tends high: some re-materialised tensors are in the plain
+run's peak as well (autocast's bf16 weight copies, block outputs that are the next block's kept
+input).
+Comparing against a non-checkpointed trace of the same model
+(`bottleneck_lab.memory.compare_checkpointing`) measures it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import memory
+from ..diagnosis import SEVERITIES, Finding, severity_for_share
+from ..trace import TraceFrame
+from ._common import cost
+from ._memory import capacity_pct, gib, human
+
+CODE = "recompute"
+KIND = "recompute"
+REQUIRES = {"cpu_ops"}
+
+
+@dataclass(frozen=True)
+class Config:
+    near_capacity_pct: float = 90.0  # peak without checkpointing above this share of memory: keep it
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    rc = memory.recompute(frame)
+    if not rc.present:
+        return []
+    gpu_total = sum(s.gpu_us or 0.0 for s in rc.steps) if any(s.gpu_us is not None for s in rc.steps) else None
+    host_total = sum(s.host_us for s in rc.steps)
+    per_step, share = cost(frame, gpu_total if gpu_total is not None else host_total)
+    host_per_step, _ = cost(frame, host_total)
+    alloc = rc.per_step("alloc_bytes")
+    saved = None if alloc is None else max(0, int(alloc - (rc.per_step("largest_segment_bytes") or 0)))
+    report = memory.analyze(frame)
+    without = None if report is None or saved is None else report.peak_bytes + saved
+    without_pct = None if without is None else capacity_pct(report, without)
+    fits = None if without_pct is None else without_pct < cfg.near_capacity_pct
+    n_steps = max(len(frame.steps), 1)
+    evidence = {
+        "recompute_ops_per_step": round(sum(s.ops for s in rc.steps) / n_steps, 1),
+        "recomputed_ops": [{"op": n, "count": k} for n, k in rc.op_names],
+        "markers": list(rc.markers),
+        "recompute_us_per_step": per_step,
+        "recompute_share_pct": share,
+        "recompute_host_us_per_step": host_per_step,
+        "recompute_gpu_us_per_step": None if gpu_total is None else round(gpu_total / n_steps, 1),
+        "extra_flops_per_step": rc.flops_per_step,
+        "rematerialised_bytes_per_step": None if alloc is None else int(alloc),
+        "saved_bytes_estimate": saved,
+        "saved_gib_estimate": gib(saved),
+        "peak_allocated_bytes": None if report is None else report.peak_bytes,
+        "peak_without_checkpointing_bytes_estimate": without,
+        "peak_without_checkpointing_pct_of_capacity": without_pct,
+        "per_step": [{"step": s.step, "ops": s.ops, "host_us": s.host_us, "gpu_us": s.gpu_us,
+                      "rematerialised_bytes": s.alloc_bytes} for s in rc.steps[:8]],
+    }
+    flops = "" if rc.flops_per_step is None else f", {rc.flops_per_step / 1e9:.1f} GFLOP"
+    title = (f"Activation checkpointing recomputes forward ops: {per_step / 1000:.2f} ms per step "
+             f"({share:.0f}% of the step{flops})")
+    if saved is not None:
+        title += f", saving about {human(saved)}"
+    if fits is False:
+        severity = "info"
+        fix = ("Keep checkpointing: without it the peak could reach about "
+               f"{without_pct:.0f}% of device memory. To cut the recompute, use selective "
+               "checkpointing (save matmul outputs, recompute pointwise ops) or checkpoint every "
+               "other block.")
+    else:
+        severity = severity_for_share(share)
+        if fits is None:  # cannot tell whether it would fit: do not make it the verdict
+            severity = min(severity, "low", key=SEVERITIES.index)
+        room = "" if without_pct is None else (
+            f" (without it the peak would be at most about {without_pct:.0f}% of device memory)")
+        fix = (f"Memory allows less checkpointing{room}: checkpoint fewer blocks or turn it off to "
+               f"save up to {per_step / 1000:.2f} ms per step; or keep it and recompute less with "
+               "selective checkpointing.") if fits else (
+               "If memory allows, checkpoint fewer blocks or turn checkpointing off to save up to "
+               f"{per_step / 1000:.2f} ms per step; otherwise recompute less with selective checkpointing.")
+    return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

@@ -1,0 +1,123 @@
+"""Each memory detector on hand-written traces: a positive and a negative case."""
+
+import pytest
+from memtrace import MemTrace
+from tracegen import load
+
+from bottleneck_lab.detectors import activation_memory, memory_capacity, recompute
+
+MiB, GiB = 1 << 20, 1 << 30
+
+
+def run(mod, frame, **cfg):
+    return mod.detect(frame, mod.Config(**cfg))
+
+
+# -- activation_memory --------------------------------------------------------------------------
+
+
+def test_activations_dominating_the_peak_are_reported_as_info():
+    frame = load(MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB).b)
+    (f,) = run(activation_memory, frame)
+    assert f.kind == "activation_memory" and f.severity == "info"
+    ev = f.evidence
+    assert ev["activation_bytes"] == 1600 * MiB
+    assert ev["activation_share_of_peak_pct"] == pytest.approx(100 * 1600 / 1810, abs=0.01)
+    assert ev["activation_tensors"] == 16
+    est = ev["checkpointing_estimate"]
+    # sqrt(n) checkpointing keeps 2*sqrt(16) = 8 of 16 tensors: half the activations.
+    assert est["saved_bytes"] == 800 * MiB
+    assert est["recompute_us_per_step"] == pytest.approx(16 * 60)  # the forward's GPU time
+    assert f.time_lost_us_per_step is None
+
+
+def test_activations_near_capacity_are_medium():
+    t = MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB, capacity_bytes=1900 * MiB)
+    (f,) = run(activation_memory, load(t.b))
+    assert f.severity == "medium"
+    assert f.evidence["peak_pct_of_capacity"] > 90
+
+
+def test_small_activations_are_not_reported():
+    frame = load(MemTrace(layers=4, act_bytes=10 * MiB, baseline_bytes=2 * GiB).b)
+    assert run(activation_memory, frame) == []
+
+
+def test_checkpointed_run_gets_no_checkpointing_advice():
+    frame = load(MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=100 * MiB, checkpoint=True).b)
+    found = run(activation_memory, frame, min_activation_share_pct=1.0)
+    assert found and found[0].evidence["checkpointing_present"] is True
+    assert found[0].evidence["checkpointing_estimate"] is None
+
+
+# -- recompute ----------------------------------------------------------------------------------
+
+
+def test_recompute_is_found_with_its_time_and_saving():
+    t = MemTrace(layers=6, act_bytes=100 * MiB, checkpoint=True)
+    (f,) = run(recompute, load(t.b))
+    assert f.kind == "recompute"
+    ev = f.evidence
+    assert ev["recompute_ops_per_step"] == 6
+    assert ev["recompute_gpu_us_per_step"] == pytest.approx(360)
+    assert f.time_lost_us_per_step == pytest.approx(360)
+    assert ev["rematerialised_bytes_per_step"] == 600 * MiB
+    assert ev["saved_bytes_estimate"] == 500 * MiB  # all re-materialised but one layer's
+    assert f.severity in ("low", "medium", "high")  # plenty of room: the time is worth saving
+
+
+def test_recompute_needed_for_memory_is_info():
+    t = MemTrace(layers=6, act_bytes=100 * MiB, checkpoint=True, capacity_bytes=700 * MiB)
+    (f,) = run(recompute, load(t.b))
+    assert f.severity == "info"
+    assert f.evidence["peak_without_checkpointing_pct_of_capacity"] > 90
+    assert "Keep checkpointing" in f.fix
+
+
+def test_no_recompute_without_checkpointing():
+    assert run(recompute, load(MemTrace(layers=6).b)) == []
+
+
+# -- memory_capacity ----------------------------------------------------------------------------
+
+
+def test_near_capacity():
+    t = MemTrace(layers=6, act_bytes=100 * MiB, baseline_bytes=200 * MiB, capacity_bytes=850 * MiB,
+                 reserved_bytes=820 * MiB)
+    (f,) = run(memory_capacity, load(t.b))
+    assert f.kind == "memory_capacity" and f.severity == "medium"
+    assert f.evidence["peak_pct_of_capacity"] == pytest.approx(100 * 810 / 850, abs=0.01)
+    assert "peak memory" in f.title
+
+
+def test_reserved_far_above_allocated():
+    t = MemTrace(layers=6, act_bytes=100 * MiB, baseline_bytes=200 * MiB, reserved_bytes=4 * GiB)
+    (f,) = run(memory_capacity, load(t.b))
+    assert f.severity == "info"
+    assert f.evidence["reserved_over_allocated_ratio"] == pytest.approx(4096 / 810, abs=0.01)
+    assert "expandable_segments" in f.fix
+
+
+def test_allocator_calls_in_steady_state():
+    t = MemTrace(steps=3, malloc_steps=(1, 2), reserved_bytes=1 * GiB)
+    (f,) = run(memory_capacity, load(t.b))
+    assert f.evidence["allocator_calls_per_steady_step"] == 2
+    assert f.evidence["allocator_us_per_steady_step"] == pytest.approx(500)
+    assert f.time_lost_us_per_step == pytest.approx(500)
+    assert f.severity != "info"
+
+
+def test_allocator_calls_in_the_first_step_only_are_warm_up():
+    t = MemTrace(steps=3, malloc_steps=(0,), reserved_bytes=1 * GiB)
+    assert run(memory_capacity, load(t.b)) == []
+
+
+def test_healthy_memory_has_no_capacity_finding():
+    assert run(memory_capacity, load(MemTrace(reserved_bytes=1 * GiB).b)) == []
+
+
+def test_allocator_churn_is_found_without_memory_events():
+    t = MemTrace(steps=3, malloc_steps=(1, 2), memory_events=False)
+    (f,) = run(memory_capacity, load(t.b))
+    assert f.evidence["peak_allocated_bytes"] is None
+    assert f.evidence["allocator_calls_per_steady_step"] == 2
