@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 from dataclasses import replace
-from typing import Any, Callable, Optional
+from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -12,11 +14,9 @@ from . import facts
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
 from .memory import peak_memory_bytes
-from .efficiency import Efficiency, device_peak, efficiency, kernel_table, roofline
+from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
 from .trace import TraceFrame
 from .trace.frame import name_mask
-
-PeakChoice = Optional[tuple[Optional[float], Optional[str]]]  # (--peak-tflops, --peak-dtype)
 
 PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
     "kernels": ("GPU kernels", lambda f: bool((f.gpu_ops["kind"] == "kernel").any())),
@@ -39,9 +39,9 @@ def missing_prerequisite(frame: TraceFrame, requires: frozenset[str]) -> str | N
     return None
 
 
-def summarize(frame: TraceFrame, peak: PeakChoice = None) -> Summary:
+def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
     stats = facts.step_stats(frame)
-    eff = efficiency(frame, *(peak or (None, None)))
+    eff = efficiency(frame, peak)
     dev = facts.main_device(frame)
     busy = facts.busy_pct(frame, dev) if dev is not None else None
     extra: dict[str, Any] = {}
@@ -57,7 +57,7 @@ def summarize(frame: TraceFrame, peak: PeakChoice = None) -> Summary:
     if eff.flops_per_step is not None:
         extra["flops_per_step_by_dtype"] = {k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()}
         extra["compute_time_share_pct"] = _r(eff.compute_time_share_pct, 1)
-        dev_peak = device_peak(frame, *(peak or (None, None)))
+        dev_peak = device_peak(frame, peak)
         extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
         extra["roofline"] = roofline(frame, dev_peak)
     return Summary(
@@ -76,6 +76,31 @@ def summarize(frame: TraceFrame, peak: PeakChoice = None) -> Summary:
 
 def _r(x: float | None, nd: int) -> float | None:
     return None if x is None else round(x, nd)
+
+
+def sidecar_nvml(path: str) -> dict[str, Any] | None:
+    """NVML readings from a capture sidecar (`X.meta.json` beside `X.json.gz`), if there is one:
+    they show "GPU busy" as the driver counts it (any kernel running), next to MFU (how much of
+    the peak that work used), so people see that 98% busy can be 40% of peak."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    stem = p.name.removesuffix(".gz").removesuffix(".json")
+    meta = p.with_name(stem + ".meta.json")
+    try:
+        nvml = json.loads(meta.read_text()).get("nvml") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not nvml.get("available"):
+        return None
+
+    def mean(key: str) -> float | None:
+        v = nvml.get(key)
+        return round(v["mean"], 1) if isinstance(v, dict) and v.get("mean") is not None else None
+
+    return {"gpu_busy_pct": mean("gpu_util_pct"), "power_w": mean("power_w"),
+            "sm_clock_mhz": mean("sm_clock_mhz"),
+            "energy_j_per_step": _r(nvml.get("energy_j_per_step"), 2), "source": str(meta)}
 
 
 def _with_efficiency(f: Finding, eff: Efficiency, step_us: float | None) -> Finding:
@@ -123,7 +148,7 @@ def _device_info(frame: TraceFrame) -> dict[str, Any] | None:
 
 
 def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | None = None,
-             path: str | None = None, peak: PeakChoice = None) -> Diagnosis:
+             path: str | None = None, peak: PeakChoice | None = None) -> Diagnosis:
     """Analyse every rank; the summary describes the slowest rank, which sets the job's pace."""
     cfgs = configs(overrides)
     skipped: dict[str, str] = {}
@@ -132,7 +157,7 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
     slowest = int(np.argmax([s.step_time_us or 0.0 for s in summaries]))
     per_rank = []
     for f, s in zip(frames, summaries):
-        eff = efficiency(f, *(peak or (None, None)))
+        eff = efficiency(f, peak)
         per_rank.append([_with_efficiency(x, eff, s.step_time_us) for x in _run_detectors(f, cfgs, skipped, errors)])
     findings = _merge_ranks(frames, per_rank)
     lead = frames[slowest]
@@ -141,6 +166,9 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
         summary.extra["summary_rank"] = lead.rank
         summary.extra["step_time_us_by_rank"] = {
             f.rank: s.step_time_us for f, s in zip(frames, summaries)}
+    nvml = sidecar_nvml(path or lead.path)
+    if nvml:
+        summary.extra["nvml"] = nvml
     warnings = [w for f in frames for w in f.warnings]
     info = TraceInfo(path=path or lead.path, ranks=[f.rank for f in frames], device=_device_info(lead),
                      has_gpu=any(f.has_gpu for f in frames), events=sum(f.events for f in frames),

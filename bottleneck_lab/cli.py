@@ -49,9 +49,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="measure MFU against this dense peak instead of the device table")
     a.add_argument("--peak-dtype", choices=("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"),
                    default=None, help="dtype of the peak (default: the dtype carrying most FLOPs)")
+    a.add_argument("--peaks-file", nargs="?", const="", default=None, metavar="FILE",
+                   help="measure MFU against peaks saved by `bottleneck-lab peak` "
+                        "(default file ~/.cache/bottleneck-lab/peaks.json)")
 
     e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
     e.add_argument("code", help="detector code, e.g. sync-stall")
+
+    pk = sub.add_parser("peak", help="measure this GPU's peak TFLOP/s and bandwidth (needs torch, CUDA)")
+    pk.add_argument("--out", default=None, help="where to save (default ~/.cache/bottleneck-lab/peaks.json)")
 
     d = sub.add_parser("demo", help="run a bottleneck demo bad and fixed and compare them")
     d.add_argument("name", nargs="?", help="demo name (see --list)")
@@ -105,7 +111,17 @@ def _analyze(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.path}: trace too large for the available memory") from None
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError("--peak-tflops must be positive")
-    diagnosis = diagnose(frames, overrides, path=args.path, peak=(args.peak_tflops, args.peak_dtype))
+    from .efficiency import PeakChoice
+
+    peaks_file = args.peaks_file
+    if peaks_file == "":
+        from .measure_peak import DEFAULT_PATH
+
+        peaks_file = str(DEFAULT_PATH)
+    if peaks_file is not None and not os.path.isfile(peaks_file):
+        raise UsageError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
+    choice = PeakChoice(args.peak_tflops, args.peak_dtype, peaks_file)
+    diagnosis = diagnose(frames, overrides, path=args.path, peak=choice)
     if args.with_hta:
         from .hta_bridge import hta_report
 
@@ -124,6 +140,12 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _peak(args: argparse.Namespace) -> int:
+    from .measure_peak import run_peak_command
+
+    return run_peak_command(args)
+
+
 def _demo(args: argparse.Namespace) -> int:
     from .demo_cli import run_demo_command
 
@@ -133,7 +155,7 @@ def _demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo}
+    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo, "peak": _peak}
     if args.command is None:
         parser.print_help()
         return 2

@@ -70,7 +70,7 @@ def side_by_side(name: str, metas: dict[str, dict], diags: dict[str, Any]) -> st
         return v / 2**20 if v else None
 
     def busy(m: dict) -> float | None:
-        return (m.get("nvml") or {}).get("gpu_util_pct")
+        return ((m.get("nvml") or {}).get("gpu_util_pct") or {}).get("mean")
 
     def mfu(d) -> float | None:
         return d.summary.mfu_pct

@@ -110,12 +110,30 @@ def dominant_dtype(frame: TraceFrame) -> str | None:
     return str(ops.groupby("dtype")["flops"].sum().idxmax())
 
 
-def device_peak(frame: TraceFrame, peak_tflops: float | None = None, peak_dtype: str | None = None) -> DevicePeak | None:
-    dtype = peak_dtype or dominant_dtype(frame) or "fp32"
-    if peak_tflops:
-        return override_peak(peak_tflops, dtype)
+@dataclass(frozen=True)
+class PeakChoice:
+    """What to measure MFU against, from the command line: a number and dtype, or a file of
+    peaks measured by `bottleneck-lab peak`; by default the device table."""
+
+    tflops: float | None = None
+    dtype: str | None = None
+    peaks_file: str | None = None
+
+
+def device_peak(frame: TraceFrame, choice: PeakChoice | None = None) -> DevicePeak | None:
+    choice = choice or PeakChoice()
+    if choice.tflops:
+        return override_peak(choice.tflops, choice.dtype or dominant_dtype(frame) or "fp32")
     dev = facts.main_device(frame)
     props = frame.device_props(dev) if dev is not None else None
+    if choice.peaks_file:
+        from pathlib import Path
+
+        from .measure_peak import load_measured
+
+        measured = load_measured((props or {}).get("name"), Path(choice.peaks_file))
+        if measured is not None:
+            return measured
     return match_device(props) if props else None
 
 
@@ -137,16 +155,17 @@ class Efficiency:
         return self.mfu_pct * step_us / (step_us - saved_us)
 
 
-def efficiency(frame: TraceFrame, peak_tflops: float | None = None, peak_dtype: str | None = None) -> Efficiency:
+def efficiency(frame: TraceFrame, choice: PeakChoice | None = None) -> Efficiency:
+    choice = choice or PeakChoice()
     stats = facts.step_stats(frame)
     fps = flops_per_step(frame)
     ops = compute_ops(frame)
     by_dtype = {k: float(v) / max(len(frame.steps), 1)
                 for k, v in ops.groupby("dtype")["flops"].sum().items()} if len(ops) else {}
-    dtype = peak_dtype or dominant_dtype(frame)
-    peak = device_peak(frame, peak_tflops, dtype)
+    dtype = choice.dtype or dominant_dtype(frame)
+    peak = device_peak(frame, choice)
     achieved = fps / stats.median_us / 1e6 if fps and stats and stats.median_us > 0 else None
-    peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=peak_tflops is not None)
+    peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=choice.tflops is not None)
     mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
     return Efficiency(
         flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,

@@ -71,13 +71,25 @@ def _summary_lines(d: Diagnosis) -> list[str]:
     if s.achieved_tflops is not None:
         rows.append(("achieved", f"{s.achieved_tflops:.1f} TFLOP/s"))
     if s.mfu_pct is not None:
-        rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s ({s.peak_source})"))
+        nvml = s.extra.get("nvml") or {}
+        beside = (f"; NVML says the GPU was busy {nvml['gpu_busy_pct']:.0f}% of the time"
+                  if nvml.get("gpu_busy_pct") is not None else "")
+        rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s{beside}"))
+        rows.append(("peak source", s.peak_source))
     if s.peak_memory_bytes is not None:
         rows.append(("peak memory", f"{s.peak_memory_bytes / 2**30:.2f} GiB"))
+    tables = []
     for k, v in s.extra.items():
-        rows.append((k.replace("_", " "), _fmt_value(v)))
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            tables.append((k.replace("_", " "), v))  # rendered as rows below the key-value lines
+        else:
+            rows.append((k.replace("_", " "), _fmt_value(v)))
     w = max(len(k) for k, _ in rows)
-    return [f"  {k:<{w}}  {v}" for k, v in rows]
+    out = [f"  {k:<{w}}  {v}" for k, v in rows]
+    for title, items in tables:
+        out.append(f"  {title}:")
+        out.extend(f"    - {_fmt_value(item)}" for item in items)
+    return out
 
 
 def render_text(d: Diagnosis, width: int = 100) -> str:
