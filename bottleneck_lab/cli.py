@@ -42,6 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
                    help="override a detector threshold (repeatable)")
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
+    a.add_argument("--memory-plot", metavar="PNG", default=None,
+                   help="also draw the memory curve (allocated/reserved, steps and phases) to PNG")
     a.add_argument("--with-hta", action="store_true",
                    help="add Holistic Trace Analysis' temporal, idle-time and kernel breakdowns, "
                         "labelled as HTA's (says so plainly when HTA cannot run)")
@@ -127,6 +129,17 @@ def _analyze(args: argparse.Namespace) -> int:
 
         diagnosis.hta = hta_report(args.path, files=[f.path for f in frames])
     _write(render(diagnosis, args.format), args.output)
+    if args.memory_plot:
+        from .report.memory_plot import plot_memory
+
+        frame = max(frames, key=lambda f: len(f.memory))
+        try:
+            drawn = plot_memory(frame, args.memory_plot)
+        except OSError as exc:
+            raise UsageError(f"{args.memory_plot}: cannot write plot: {exc.strerror or exc}") from None
+        if drawn is None:
+            sys.stderr.write("bottleneck-lab: no memory plot: trace has no [memory] events "
+                             "(capture with profile_memory=True)\n")
     return 0
 
 

@@ -36,7 +36,8 @@ def plot_memory(frame: TraceFrame, path: str | Path, device_type: int | None = N
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    t0 = float(frame.steps["ts"].min()) if len(frame.steps) else float(cv.ts[0])
+    # Memory events are stamped on the host, so steps are drawn at their CPU (ProfilerStep) spans.
+    t0 = float(frame.steps["cpu_ts"].min()) if len(frame.steps) else float(cv.ts[0])
     x = (cv.ts - t0) / 1000.0  # ms from the first step, as findings give times
     factor, unit = _scale(max(float(cv.allocated.max()), float(cv.reserved.max())))
     fig, ax = plt.subplots(figsize=(width_in, height_in), dpi=100)
@@ -46,8 +47,8 @@ def plot_memory(frame: TraceFrame, path: str | Path, device_type: int | None = N
                 ax.axvspan((p.start - t0) / 1000.0, (p.end - t0) / 1000.0, color=PHASE_COLOURS[p.name],
                            alpha=0.15, linewidth=0)
         for st in frame.steps.itertuples():
-            ax.axvline((st.ts - t0) / 1000.0, color="0.4", linewidth=0.8, linestyle="--")
-            ax.text((st.ts - t0) / 1000.0, 1.0, f" {st.name}", transform=ax.get_xaxis_transform(),
+            ax.axvline((st.cpu_ts - t0) / 1000.0, color="0.4", linewidth=0.8, linestyle="--")
+            ax.text((st.cpu_ts - t0) / 1000.0, 1.0, f" {st.name}", transform=ax.get_xaxis_transform(),
                     fontsize=7, va="top", color="0.3")
         if cv.reserved.max() > 0:
             ax.plot(x, cv.reserved / factor, drawstyle="steps-post", color="0.55", linewidth=1.0,
