@@ -159,11 +159,14 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
     for f, s in zip(frames, summaries):
         eff = efficiency(f, peak)
         per_rank.append([_with_efficiency(x, eff, s.step_time_us) for x in _run_detectors(f, cfgs, skipped, errors)])
-    findings = _merge_ranks(frames, per_rank)
+    findings = _merge_ranks(frames, per_rank, slowest)
     lead = frames[slowest]
     summary = summaries[slowest]
     if len(frames) > 1:
         summary.extra["summary_rank"] = lead.rank
+        others = _other_rank_findings(frames, per_rank, slowest)
+        if others:
+            summary.extra["findings_on_other_ranks"] = others
         summary.extra["step_time_us_by_rank"] = {
             f.rank: s.step_time_us for f, s in zip(frames, summaries)}
     nvml = sidecar_nvml(path or lead.path)
@@ -176,21 +179,27 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
     return Diagnosis(info, summary, rank_findings(findings), skipped, errors)
 
 
-def _merge_ranks(frames: list[TraceFrame], per_rank: list[list[Finding]]) -> list[Finding]:
-    """One finding per code: the worst rank's, noting which other ranks show it too."""
+def _merge_ranks(frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int) -> list[Finding]:
+    """The slowest rank's findings (it sets the job's pace), each noting which ranks show it too.
+
+    Taking every code from whichever rank is worst would add idle from different ranks into
+    one list and claim more time than any rank lost; findings seen only on other ranks are
+    listed in the summary instead (`findings_on_other_ranks`)."""
     if len(frames) == 1:
         return per_rank[0]
-    best: dict[str, tuple[Finding, int]] = {}
     ranks: dict[str, list[int]] = {}
     for frame, found in zip(frames, per_rank):
         for f in found:
             ranks.setdefault(f.code, []).append(frame.rank)
-            cur = best.get(f.code)
-            if cur is None or (f.time_lost_us_per_step or 0) > (cur[0].time_lost_us_per_step or 0):
-                best[f.code] = (f, frame.rank)
-    merged = []
-    for code, (f, rank) in best.items():
-        ev = {**f.evidence, "rank": rank, "ranks_affected": sorted(ranks[code])}
-        merged.append(Finding(f.code, f.kind, f.severity, f.title, f.time_lost_us_per_step,
-                              f.share_pct, ev, f.fix, f.efficiency))
-    return merged
+    return [replace(f, evidence={**f.evidence, "rank": frames[lead].rank, "ranks_affected": sorted(ranks[f.code])})
+            for f in per_rank[lead]]
+
+
+def _other_rank_findings(frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int) -> list[dict]:
+    lead_codes = {f.code for f in per_rank[lead]}
+    out = []
+    for i, (frame, found) in enumerate(zip(frames, per_rank)):
+        if i != lead:
+            out += [{"rank": frame.rank, "code": f.code, "severity": f.severity, "title": f.title}
+                    for f in found if f.code not in lead_codes]
+    return out

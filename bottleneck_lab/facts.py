@@ -150,11 +150,12 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
     next_name = np.where(has_next, next_name, "(none: no more GPU work in the step)")
 
-    # Host activity inside each gap.
+    # Host activity inside each gap, on every thread of the launching process (backward launches
+    # from autograd's thread, the optimizer from Python's).
     mt = main_thread(frame)
     la = launches(frame)
     if mt is not None:
-        la = la.loc[(la["pid"] == mt[0]) & (la["tid"] == mt[1])]
+        la = la.loc[la["pid"] == mt[0]]
     lts = np.sort(la["ts"].to_numpy())
     launches_in_gap = np.searchsorted(lts, ge, side="right") - np.searchsorted(lts, gs, side="left")
 
@@ -219,13 +220,13 @@ def idle_by_cause(frame: TraceFrame) -> dict[str, float]:
 
 
 def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> list[dict]:
-    """Top-level CPU ops on the main thread that overlap [start, end], by overlapped time."""
+    """Top-level CPU ops of the launching process that overlap [start, end], by overlapped time."""
     mt = main_thread(frame)
     ops = frame.cpu_ops
     if mt is None or not len(ops):
         return []
-    # Only the outermost ops: children would repeat their parents' time.
-    sel = ops.loc[(ops["pid"] == mt[0]) & (ops["tid"] == mt[1]) & (ops["depth"] == 0)
+    # Only the outermost ops of each thread: children would repeat their parents' time.
+    sel = ops.loc[(ops["pid"] == mt[0]) & (ops["depth"] == 0)
                   & (ops["ts"] < end) & (ops["end"] > start)]
     if not len(sel):
         return []

@@ -17,7 +17,7 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ..trace import intervals as iv
-from ._common import cost
+from ._common import cost, when
 
 CODE = "communication"
 KIND = "communication"
@@ -54,6 +54,8 @@ def detect(frame: TraceFrame, cfg: Config):
         "overlapped_pct": round(100 * (1 - exposed / comm_total), 1) if comm_total else None,
         "collectives_per_step": round(len(comm) / n_steps, 1),
         "time_by_kernel_us_per_step": {n: round(v / n_steps, 1) for n, v in by_name.head(5).items()},
+        "longest_collectives": [{**when(frame, c.ts), "kernel": str(c.name)[:100], "us": round(c.dur, 1)}
+                                for c in comm.nlargest(3, "dur").itertuples()],
     }
     title = f"Exposed communication: {share:.1f}% of the step in collectives not overlapped with compute"
     fix = ("Overlap gradient communication with backward (DDP/FSDP do this by default: check "

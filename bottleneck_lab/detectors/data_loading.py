@@ -63,7 +63,7 @@ def detect(frame: TraceFrame, cfg: Config):
         fix = ("DataLoader(num_workers=0) does all loading in the training process. Set num_workers "
                "to the CPU cores available per GPU (e.g. 8), pin_memory=True, "
                "persistent_workers=True, prefetch_factor=2-4.")
-    waiter = "GPU waits" if frame.has_gpu else "step waits"
-    title = (f"{waiter.capitalize()} on the DataLoader: {share:.1f}% of the step "
+    waiter = "GPU waits" if frame.has_gpu else "Step waits"
+    title = (f"{waiter} on the DataLoader: {share:.1f}% of the step "
              f"({per_step / 1000:.2f} ms per step in __next__)")
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

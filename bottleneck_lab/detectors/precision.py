@@ -23,7 +23,7 @@ from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..efficiency import compute_ops, device_peak, kernel_flops
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
-from ._common import cost
+from ._common import cost, when
 
 CODE = "precision"
 KIND = "precision"
@@ -123,12 +123,16 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["target_peak_tflops"] = target_peak
     evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
     evidence["fp32_kernel_us_per_step_at_target_peak"] = round(float(ideal_us.sum()) / n_steps, 1)
+    g = frame.gpu_ops
     evidence["slowest_fp32_kernels"] = [
-        {"kernel": str(n)[:100], "us_per_step": round(v / n_steps, 1)}
+        {"kernel": str(n)[:100], "us_per_step": round(v / n_steps, 1),
+         "first": when(frame, float(g.loc[k32.index[k32["name"].astype(object) == n], "ts"].min()))}
         for n, v in k32.groupby(k32["name"].astype(object))["dur"].sum().nlargest(3).items()]
     if target == "bf16":
         fix = ("Run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16) (no GradScaler "
-               "needed). At least allow TF32: torch.set_float32_matmul_precision('high').")
+               "needed).")
+        if tf32_share < 0.5:
+            fix += " At least allow TF32: torch.set_float32_matmul_precision('high')."
     else:
         fix = ("This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
                "torch.amp.GradScaler to run matmuls on tensor cores.")

@@ -352,6 +352,8 @@ def _grid_size(g: Any) -> float | None:
 
 def _sizes(dims: list) -> np.ndarray:
     """Blocks in each grid (x*y*z); NaN where absent or malformed."""
+    if not any(dims):
+        return np.full(len(dims), np.nan)
     try:
         arr = np.array(dims, dtype=np.float64)
         if arr.ndim == 2:
@@ -420,7 +422,7 @@ class _Columns:
                 col = np.empty(len(picked), dtype=object)
                 col[:] = list(map(attrgetter(f), picked))
                 chunk[f] = col
-            if kind == KERNEL:
+            if kind in (KERNEL, RUNTIME):  # ROCm writes grid and block on the launch call
                 chunk["grid"] = _sizes([a.grid for a in picked])
                 chunk["block"] = _sizes([a.block for a in picked])
             parts = self.parts.setdefault(kind, {})

@@ -164,7 +164,8 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
                  float_cols=("grid", "block", "occupancy_pct", "regs", "smem_bytes", "bytes",
                              "in_nelems", "out_nelems", "group_size"),
                  object_cols=("collective", "dtype"))
-    runtime = _table(t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"))
+    runtime = _table(t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"),
+                     float_cols=("grid", "block"))
     cpu = _table(t, (D.CPU_OP,), names, id_cols=("external_id", "seq", "fwd_tid"),
                  object_cols=("input_dims", "input_type", "concrete_inputs"))
     ann = _table(t, (D.ANNOTATION, D.GPU_ANNOTATION), names, id_cols=("external_id",))
@@ -199,6 +200,11 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     gpu["launch"] = _link_launches(gpu, runtime)
     launched = gpu["launch"].to_numpy()
     gpu["op"] = _follow(launched, runtime["op"].to_numpy())
+    for col in ("grid", "block"):  # ROCm: from the launch call when the kernel lacks them
+        from_launch = np.full(len(gpu), np.nan)
+        ok = (launched >= 0) & (launched < len(runtime))
+        from_launch[ok] = runtime[col].to_numpy()[launched[ok]]
+        gpu[col] = np.where(np.isnan(gpu[col].to_numpy()), from_launch, gpu[col].to_numpy())
 
     steps = _steps(ann, gpu, runtime, cpu, memory)
     for df in (gpu, runtime, cpu, ann, memory, python):

@@ -1,0 +1,76 @@
+"""Invariants every diagnosis must satisfy, on hand-written and on real traces alike."""
+
+from __future__ import annotations
+
+from bottleneck_lab import facts
+from bottleneck_lab.diagnosis import Diagnosis
+from bottleneck_lab.trace import TraceFrame
+from bottleneck_lab.trace import intervals as iv
+
+# Finding code -> the idle-gap causes whose time it reports as lost. small-batch owns the gaps of
+# a host that cannot keep up (launch-bound and host-bound) when the batch is small, and then
+# launch-overhead and host-bound stay silent (facts.launch_bound_owner decides).
+IDLE_CAUSES = {"gpu-idle": ("gpu_idle",), "host-bound": ("host_bound",),
+               "data-loading": ("data_loading",), "sync-stall": ("sync_stall",),
+               "launch-overhead": ("launch_overhead",),
+               "small-batch": ("launch_overhead", "host_bound")}
+ROUNDING_US = 0.1  # findings round µs per step to one decimal
+
+
+def idle_claimed(d: Diagnosis) -> dict[str, float]:
+    """µs of GPU idle per step that each idle-attributed finding reports as lost (small-batch:
+    the host idle part of its cost, not the unused-SM part)."""
+    out = {}
+    for f in d.findings:
+        if f.code == "small-batch":
+            out[f.code] = f.evidence["host_idle_us_per_step"]
+        elif f.code in IDLE_CAUSES and f.time_lost_us_per_step is not None:
+            out[f.code] = f.time_lost_us_per_step
+    return out
+
+
+def idle_per_step(frame: TraceFrame) -> float:
+    return float(facts.idle_gaps(frame)["dur"].sum()) / max(len(frame.steps), 1)
+
+
+def assert_idle_partitioned(frame: TraceFrame) -> None:
+    """The idle gaps are exactly the step windows minus GPU busy time, each with one cause."""
+    gaps = facts.idle_gaps(frame)
+    assert set(gaps["cause"]) <= set(facts.CAUSES)
+    assert (gaps["dur"] > 0).all()
+    dev = facts.main_device(frame)
+    ws, we = facts.step_windows(frame)
+    bs, be = frame.busy_intervals(dev)
+    busy = float(iv.overlap_with(bs, be, ws, we).sum())
+    window = iv.total(ws, we)
+    tol = 1e-3 * (len(gaps) + 1)  # float error of µs timestamps near 1e12
+    assert abs(float(gaps["dur"].sum()) + busy - window) <= tol
+    assert abs(sum(facts.idle_by_cause(frame).values()) - float(gaps["dur"].sum())) <= tol
+
+
+def assert_no_idle_counted_twice(d: Diagnosis, frame: TraceFrame) -> None:
+    """Each idle finding reports exactly its cause's idle; together they never exceed the idle.
+    `d` must be the diagnosis of `frame` alone."""
+    if not frame.has_gpu:
+        return  # no GPU idle: data-loading then reports the step's time in __next__
+    claimed = idle_claimed(d)
+    steps = max(len(frame.steps), 1)
+    by_cause = facts.idle_by_cause(frame)
+    small = facts.launch_bound_owner(frame) == "small_batch"
+    for code, us in claimed.items():
+        expected = sum(by_cause[c] for c in IDLE_CAUSES[code]) / steps
+        if (code == "small-batch") != small and code in ("small-batch", "launch-overhead", "host-bound"):
+            expected = 0.0  # the other owner's idle
+        assert abs(us - expected) <= ROUNDING_US, (code, us, small, by_cause)
+    assert sum(claimed.values()) <= idle_per_step(frame) + ROUNDING_US * len(claimed), claimed
+
+
+def assert_ranked(d: Diagnosis) -> None:
+    """Most costly first (a finding without an estimate never before one with a positive cost);
+    the verdict is the first medium or high finding."""
+    costs = [f.time_lost_us_per_step for f in d.findings]
+    assert [c or 0.0 for c in costs] == sorted((c or 0.0 for c in costs), reverse=True), costs
+    first_none = next((i for i, c in enumerate(costs) if c is None), len(costs))
+    assert all(not c for c in costs[first_none:]), costs
+    serious = [f for f in d.findings if f.severity in ("medium", "high")]
+    assert d.verdict is (serious[0] if serious else None)

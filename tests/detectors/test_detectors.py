@@ -1,0 +1,296 @@
+"""Each detector on hand-written traces (scenarios.py): the bad trace makes it fire with its kind,
+severity at least medium and evidence a person can find in Perfetto; the good twin leaves it
+silent or below medium. Expected numbers come from the traces as written, not from a run."""
+
+from __future__ import annotations
+
+import pytest
+
+import scenarios as sc
+from bottleneck_lab import facts
+from bottleneck_lab.detectors import REGISTRY
+from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
+from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
+from tracegen import load
+
+
+def bad_finding(code: str):
+    f = finding(diagnosed(code, True), code)
+    assert f is not None, f"{code} did not fire on its bad trace"
+    return f
+
+
+def first_gap(f) -> dict:
+    return f.evidence["largest_gaps"][0]
+
+
+# --- every detector: positive and negative ------------------------------------------------------
+
+MEMORY_DETECTORS = {"activation-memory", "recompute", "memory-capacity"}  # tests/memory
+
+
+def test_every_registered_detector_has_a_scenario():
+    assert set(SCENARIOS) == set(REGISTRY) - MEMORY_DETECTORS
+
+
+@pytest.mark.parametrize("code", SCENARIOS)
+def test_bad_trace_is_diagnosed_as_this_detector(code):
+    d = diagnosed(code, True)
+    f = bad_finding(code)
+    assert d.errors == {}
+    assert f.kind == REGISTRY[code].kind
+    assert f.severity in ("medium", "high")
+    assert f.share_pct >= 10 and f.time_lost_us_per_step > 0
+    assert serious(d)[0].code == code, "another finding outranks the planted bottleneck"
+
+
+@pytest.mark.parametrize("code", SCENARIOS)
+def test_good_trace_raises_nothing_at_medium_or_above(code):
+    d = diagnosed(code, False)
+    f = finding(d, code)
+    assert f is None or f.severity in ("info", "low")
+    assert serious(d) == [] and d.errors == {}
+
+
+# Keys under which evidence names something a person can search for in Perfetto.
+NAME_KEYS = {"next_gpu_op", "call", "op_chain", "op", "name", "kernel", "calls_by_origin",
+             "time_by_kernel_us_per_step", "optimizer"}
+
+
+def evidence_keys(obj) -> set[str]:
+    """Every key in a nested evidence dict (lists of dicts included)."""
+    if isinstance(obj, dict):
+        return set(obj) | {k for v in obj.values() for k in evidence_keys(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in evidence_keys(v)}
+    return set()
+
+
+@pytest.mark.parametrize("code", SCENARIOS)
+def test_evidence_has_durations_and_names(code):
+    keys = evidence_keys(bad_finding(code).evidence)
+    assert any(k.endswith("_us") or "_us_" in k for k in keys), keys
+    assert keys & NAME_KEYS, keys
+
+
+@pytest.mark.parametrize("code", list(SCENARIOS))
+def test_evidence_has_timestamps(code):
+    keys = evidence_keys(bad_finding(code).evidence)
+    assert {"ts", "at_ms"} <= keys, keys
+
+
+def test_evidence_timestamps_are_on_the_files_clock():
+    base = 1_700_000_000_000.0  # real traces start near 1e12 µs
+    f = finding(diagnose_trace(sc.gpu_idle(True, base_us=base)), "gpu-idle")
+    assert first_gap(f)["ts"] == base + 300  # as written in the file
+    assert first_gap(f)["at_ms"] == 0.3      # from the first step, as Perfetto shows it
+
+
+# --- gpu-idle -----------------------------------------------------------------------------------
+
+def test_gpu_idle_names_the_late_kernel_that_was_queued():
+    f = bad_finding("gpu-idle")
+    assert first_gap(f) == {"at_ms": 0.3, "ts": 300.0, "idle_us": 300.0, "step": 1,
+                            "next_gpu_op": "gemm_b"}
+    assert f.evidence["gaps_per_step"] == 1.0
+    assert f.evidence["idle_us_by_cause"]["gpu_idle"] == 900.0
+    assert f.time_lost_us_per_step == 300.0
+    assert finding(diagnosed("gpu-idle", True), "host-bound") is None
+
+
+# --- host-bound ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("python", [False, True], ids=["cpu-op", "unrecorded-python"])
+def test_host_bound_gap_lists_the_host_work(python):
+    d = diagnose_trace(sc.host_bound(True, python=python))
+    f = finding(d, "host-bound")
+    assert f is not None and f.severity == "high"
+    gap = first_gap(f)
+    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"], gap["launches_in_gap"]) == (200, 370, "gemm_b", 1)
+    ops = {o["op"]: o["overlap_us"] for o in gap["host_ops"]}
+    if python:
+        assert "aten::copy_" not in ops  # nothing recorded: the gap is Python between ops
+    else:
+        assert ops["aten::copy_"] == 360.0
+    assert finding(d, "gpu-idle") is None and finding(d, "launch-overhead") is None
+
+
+def test_host_bound_gap_shows_the_thread_the_gpu_waited_on():
+    gap = first_gap(finding(diagnose_trace(sc.two_threads()), "host-bound"))
+    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"]) == (190.0, 160.0, "multi_tensor_apply_kernel")
+    assert gap["launches_in_gap"] == 1
+    assert gap["host_ops"][0] == {"op": "aten::_foreach_add_", "overlap_us": 150.0}
+
+
+# --- data-loading -------------------------------------------------------------------------------
+
+def test_data_loading_evidence_and_fix():
+    f = bad_finding("data-loading")
+    ev = f.evidence
+    assert ev["dataloader_us_per_step"] == 500.0 and ev["calls"] == 3 and ev["median_next_us"] == 500.0
+    assert ev["gpu_idle_caused_us_per_step"] == f.time_lost_us_per_step == 508.0
+    assert ev["loader"] == "single-process (num_workers=0)"
+    assert first_gap(f) == {"at_ms": 0.0, "ts": 0.0, "idle_us": 508.0, "step": 1,
+                            "next_gpu_op": "gemm_a", "dataloader_us": 500.0}
+    for knob in ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor"):
+        assert knob in f.fix
+
+
+def test_data_loading_with_workers_says_when_more_workers_will_not_help():
+    f = finding(diagnose_trace(sc.data_loading(True, workers=True)), "data-loading")
+    assert f.evidence["loader"] == "multi-process"
+    assert "will not help" in f.fix and "num_workers" in f.fix
+
+
+def test_data_loading_title_spells_gpu():
+    assert bad_finding("data-loading").title.startswith("GPU waits on the DataLoader")
+
+
+def test_data_loading_on_a_cpu_only_trace_is_the_step_waiting():
+    d = diagnose_trace(sc.cpu_only(True))
+    f = finding(d, "data-loading")
+    assert f.kind == "data_loading" and f.severity == "high"
+    assert f.title.startswith("Step waits on the DataLoader")
+    assert f.time_lost_us_per_step == 500.0
+    assert finding(diagnose_trace(sc.cpu_only(False)), "data-loading") is None
+
+
+# --- sync-stall ---------------------------------------------------------------------------------
+
+NO_OP = "(no enclosing op: explicit synchronize or Python)"
+
+
+@pytest.mark.parametrize(("call", "ops", "origin"), [
+    ("cudaStreamSynchronize", ("aten::item", "aten::_local_scalar_dense"),
+     "aten::_local_scalar_dense <- aten::item"),
+    ("cudaDeviceSynchronize", (), NO_OP),
+    ("cudaEventSynchronize", ("aten::nonzero",), "aten::nonzero"),
+    ("cudaMemcpy", ("aten::to", "aten::_to_copy", "aten::copy_"), "aten::copy_ <- aten::_to_copy"),
+], ids=["item", "explicit", "nonzero", "blocking-cpu-copy"])
+def test_sync_stall_names_the_call_and_the_ops_behind_it(call, ops, origin):
+    f = finding(diagnose_trace(sc.sync_stall(True, call=call, ops=ops)), "sync-stall")
+    assert f is not None and f.severity == "high"
+    ev = f.evidence
+    assert ev["sync_calls_per_step"] == 1.0 and ev["host_blocked_us_per_step"] == 382.0
+    assert ev["calls_by_origin"] == {origin: 3}
+    longest = ev["longest_calls"][0]
+    assert (longest["ts"], longest["call"], longest["blocked_us"]) == (20.0, call, 382.0)
+    assert longest["op_chain"] == list(reversed(ops))  # innermost first
+    gap = first_gap(f)
+    assert gap["sync_call"] == call and gap["next_gpu_op"] == "gemm_b"
+    assert 400 <= gap["ts"] <= 401 and 319 <= gap["idle_us"] <= 320  # the copy runs 400-401
+
+
+def test_sync_stall_idle_is_not_also_host_bound():
+    d = diagnosed("sync-stall", True)
+    assert finding(d, "host-bound") is None and finding(d, "gpu-idle") is None
+
+
+# --- launch-overhead ----------------------------------------------------------------------------
+
+def test_launch_overhead_evidence_and_fix():
+    f = bad_finding("launch-overhead")
+    ev = f.evidence
+    assert ev["kernels_per_step"] == 90.0
+    assert ev["median_kernel_us"] == 2.0 and ev["median_launch_us"] == 4.0
+    assert ev["kernels_shorter_than_launch_pct"] == 100.0
+    assert ev["gpu_busy_pct"] < 25
+    assert first_gap(f)["launches_in_gap"] == 1
+    assert "CUDA graphs" in f.fix and "torch.compile" in f.fix
+    assert finding(diagnosed("launch-overhead", True), "small-batch") is None  # grids are full
+
+
+def test_launch_overhead_from_a_for_loop_optimizer_points_at_fused():
+    f = finding(diagnose_trace(sc.launch_overhead(True, optimizer=True)), "launch-overhead")
+    assert f.evidence["launches_in_optimizer_pct"] == 100.0 and f.evidence["optimizer"] == "AdamW"
+    assert "fused=True" in f.fix and "foreach=True" in f.fix and "AdamW" in f.fix
+
+
+# --- small-batch --------------------------------------------------------------------------------
+
+def test_small_batch_evidence_and_fix():
+    d = diagnosed("small-batch", True)
+    f = bad_finding("small-batch")
+    ev = f.evidence
+    assert ev["sm_count"] == 108 and ev["median_grid_blocks"] == 8.0
+    assert ev["median_matmul_rows"] == 16.0
+    assert ev["kernel_time_in_grids_under_sm_count_pct"] == 100.0
+    assert ev["gpu_time_in_kernels_under_10us_pct"] == 100.0
+    assert ev["kernels_per_step"] == 90.0 and ev["median_kernel_us"] == 2.0
+    assert first_gap(f)["next_gpu_op"] == "vectorized_elementwise_kernel"
+    assert "16 rows" in f.title
+    assert "batch size" in f.fix and "gradient accumulation" in f.fix
+    # It owns the launch-bound idle: launch-overhead stays silent, nothing is counted twice.
+    assert finding(d, "launch-overhead") is None
+    assert ev["host_idle_us_per_step"] == pytest.approx(724, abs=1)  # 2172 µs over 3 steps
+
+
+def test_small_batch_reads_rocm_grids_from_the_launch():
+    d = diagnose_trace(sc.rocm_small_grid())
+    assert serious(d)[0].code == "small-batch"  # from the 16-row shapes
+    ev = finding(d, "small-batch").evidence
+    assert ev["median_grid_blocks"] == 8.0 and ev["kernel_time_in_grids_under_sm_count_pct"] == 100.0
+
+
+# --- memcpy -------------------------------------------------------------------------------------
+
+def test_memcpy_names_the_pageable_copies():
+    f = bad_finding("memcpy")
+    ev = f.evidence
+    assert ev["pageable_copies_per_step"] == 1.0 and ev["pageable_us_per_step"] == 400.0
+    copy = ev["largest_copies"][0]
+    assert (copy["name"], copy["ts"], copy["us"], copy["bytes"]) == (
+        "Memcpy HtoD (Pageable -> Device)", 5.0, 400.0, 2 << 20)
+    assert "pin_memory" in f.fix and "non_blocking" in f.fix
+
+
+# --- communication ------------------------------------------------------------------------------
+
+def test_communication_exposed_all_reduce():
+    f = bad_finding("communication")
+    ev = f.evidence
+    assert ev["collective_us_per_step"] == 400.0 and ev["exposed_us_per_step"] == 400.0
+    assert ev["overlapped_pct"] == 0.0
+    assert ev["time_by_kernel_us_per_step"] == {"ncclKernel_AllReduce_RING_LL_Sum_float": 400.0}
+
+
+def test_communication_overlapped_is_silent_although_nccl_ran():
+    d = diagnosed("communication", False)
+    assert "communication" not in d.skipped and finding(d, "communication") is None
+
+
+# --- precision ----------------------------------------------------------------------------------
+
+def test_precision_fp32_sgemm():
+    f = bad_finding("precision")
+    ev = f.evidence
+    assert ev["fp32_flops_pct"] == 100.0 and ev["target_dtype"] == "bf16"
+    assert ev["fp32_kernel_us_per_step"] == 7000.0
+    assert ev["fp32_kernel_us_per_step_at_target_peak"] == pytest.approx(2 * 4096 ** 3 / 312e6, abs=0.1)
+    assert ev["slowest_fp32_kernels"][0]["kernel"] == sc.FP32_SIMT_GEMM
+    assert "autocast" in f.fix and "bfloat16" in f.fix
+
+
+def tf32_finding():
+    return finding(diagnose_trace(sc.precision(True, kernel=sc.TF32_GEMM, kernel_us=1000)), "precision")
+
+
+def test_precision_already_tf32_is_one_severity_lower():
+    f = tf32_finding()
+    assert "TF32" in f.title
+    assert SEVERITIES.index(f.severity) == SEVERITIES.index(severity_for_share(f.share_pct)) - 1
+
+
+def test_precision_already_tf32_does_not_advise_allowing_tf32():
+    assert "allow TF32" not in tf32_finding().fix
+
+
+# --- the idle gaps behind all of this -----------------------------------------------------------
+
+def test_each_scenario_idle_is_attributed_to_its_cause():
+    expect = {"gpu-idle": "gpu_idle", "host-bound": "host_bound", "data-loading": "data_loading",
+              "sync-stall": "sync_stall", "launch-overhead": "launch_overhead",
+              "small-batch": "launch_overhead"}
+    for code, cause in expect.items():
+        by_cause = facts.idle_by_cause(load(SCENARIOS[code](True)))
+        assert max(by_cause, key=by_cause.get) == cause, (code, by_cause)

@@ -1,0 +1,78 @@
+"""Detectors on real traces: every external trace (../shared/external-traces) is diagnosed without a
+detector error and keeps the idle accounting invariants; each demo's bad GPU trace
+(traces/h100/<demo>/bad.json.gz) is diagnosed as the demo's kind and its fixed twin is clean of
+that kind. Both skip what is absent. Assertions are about codes and invariants, not numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.demos import DEMOS
+from bottleneck_lab.trace import load_trace
+from checks import assert_idle_partitioned, assert_no_idle_counted_twice, assert_ranked
+from conftest import EXTERNAL_TRACES, REPO, external_traces
+from scenarios import serious
+
+
+def external_inputs() -> list:
+    """Each trace file, and each directory holding more than one (a multi-rank job); a directory
+    of one file would only repeat that file."""
+    found = [t for t in external_traces() if t.is_trace]
+    return [pytest.param(t, id=t.name) for t in found if t.path.is_file() or sum(
+        1 for f in t.path.iterdir() if ".json" in f.name) > 1]
+
+
+@pytest.mark.skipif(not EXTERNAL_TRACES.is_dir(), reason=f"no external traces at {EXTERNAL_TRACES}")
+@pytest.mark.parametrize("trace", external_inputs())
+def test_external_trace_is_diagnosed_without_detector_errors(trace):
+    frames = load_trace(trace.path)
+    d = diagnose(frames)
+    assert d.errors == {}
+    assert_ranked(d)
+    for frame in frames:
+        if frame.has_gpu:
+            assert_idle_partitioned(frame)
+            assert_no_idle_counted_twice(d if len(frames) == 1 else diagnose([frame]), frame)
+
+
+DEMO_TRACES = REPO / "traces" / "h100"
+
+
+def demo_diagnosis(name: str, variant: str):
+    path = DEMO_TRACES / name / f"{variant}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path.relative_to(REPO)} not captured yet")
+    d = diagnose(load_trace(path))
+    assert d.errors == {}
+    return d
+
+
+# Demos whose bad trace is not (yet) diagnosed as their kind, and why (H100 traces of 2026-11-21).
+MISDIAGNOSED = {
+    "launch_overhead": "facts.launch_bound_owner gives the idle of a host that cannot keep up to "
+                       "small_batch because median matmul rows are 64 (< 512): small-batch is top "
+                       "(18.9 ms/step, 98%) and launch-overhead stays silent, although the fix "
+                       "that worked was a CUDA graph and a fused optimizer",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=MISDIAGNOSED[n])) if n in MISDIAGNOSED
+    else n for n in DEMOS])
+def test_demo_bad_trace_is_diagnosed_as_its_kind(name):
+    d = demo_diagnosis(name, "bad")
+    if DEMOS[name].kind == "activation_memory":
+        # activation_memory is info unless memory is near capacity (DESIGN.md): the top of the
+        # ranked list, not a medium/high verdict, is what the checkpointing demo can show
+        assert d.findings and d.findings[0].kind == "activation_memory", [(f.code, f.severity) for f in d.findings]
+        return
+    top = serious(d)
+    assert top, "no medium or high finding"
+    assert top[0].kind == DEMOS[name].kind, [(f.code, f.severity) for f in top]
+
+
+@pytest.mark.parametrize("name", DEMOS)
+def test_demo_fixed_trace_is_clean_of_its_kind(name):
+    d = demo_diagnosis(name, "fixed")
+    assert [f.code for f in serious(d) if f.kind == DEMOS[name].kind] == []
