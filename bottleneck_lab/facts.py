@@ -212,6 +212,33 @@ def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.n
     return out
 
 
+# With a small batch, host gaps shorter than this are per-step overhead that a bigger batch
+# amortises; longer ones (a logging call, a checkpoint save) stay the host-bound finding's.
+LONG_HOST_GAP_US = 1000.0
+OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch")
+
+
+def gap_owners(frame: TraceFrame) -> np.ndarray:
+    """The finding kind that reports each idle gap: its cause, except that a small batch takes
+    the launch-bound gaps and the short host-bound ones (see launch_bound_owner)."""
+    gaps = idle_gaps(frame)
+    owner = gaps["cause"].to_numpy().astype(object)
+    if len(gaps) and launch_bound_owner(frame) == "small_batch":
+        short_host = (owner == "host_bound") & (gaps["dur"].to_numpy() < LONG_HOST_GAP_US)
+        owner = np.where((owner == "launch_overhead") | short_host, "small_batch", owner)
+    return owner
+
+
+def idle_by_owner(frame: TraceFrame) -> dict[str, float]:
+    """Total idle µs each finding kind reports; they add up to the total idle exactly."""
+    c = _cache(frame)
+    if "owners" not in c:
+        gaps = idle_gaps(frame)
+        totals = gaps["dur"].groupby(gap_owners(frame)).sum().to_dict() if len(gaps) else {}
+        c["owners"] = {k: float(totals.get(k, 0.0)) for k in OWNERS}
+    return c["owners"]
+
+
 def idle_by_cause(frame: TraceFrame) -> dict[str, float]:
     """Total idle µs per cause on the main device, over all steps."""
     gaps = idle_gaps(frame)

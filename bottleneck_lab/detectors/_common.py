@@ -25,9 +25,9 @@ def cost(frame: TraceFrame, total_us: float) -> tuple[float, float]:
 
 
 def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
-    """The largest idle gaps of one cause, with what the host was doing meanwhile."""
+    """The largest idle gaps a finding kind owns (facts.gap_owners), with what the host was doing."""
     gaps = facts.idle_gaps(frame)
-    sel = gaps.loc[gaps["cause"] == cause].nlargest(top, "dur")
+    sel = gaps.loc[facts.gap_owners(frame) == cause].nlargest(top, "dur")
     out = []
     for g in sel.itertuples():
         item = {**when(frame, g.start), "idle_us": round(g.dur, 1), "step": int(g.step),
@@ -36,7 +36,7 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
             item["sync_call"] = g.sync_call
         if cause == "data_loading":
             item["dataloader_us"] = round(g.dataloader_us, 1)
-        if cause in ("host_bound", "launch_overhead"):
+        if cause in ("host_bound", "launch_overhead", "small_batch"):
             item["launches_in_gap"] = int(g.launches_in_gap)
             item["host_ops"] = facts.host_ops_in(frame, g.start, g.end)
         out.append(item)
@@ -46,12 +46,12 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
 def idle_finding(frame: TraceFrame, code: str, kind: str, cause: str, title: str, fix: str,
                  min_share_pct: float, extra: dict | None = None) -> list[Finding]:
     """A finding for the idle time attributed to one cause, or none below `min_share_pct`."""
-    total = facts.idle_by_cause(frame)[cause]
+    total = facts.idle_by_owner(frame)[cause]
     per_step, share = cost(frame, total)
     if share < min_share_pct:
         return []
     gaps = facts.idle_gaps(frame)
-    n = int((gaps["cause"] == cause).sum())
+    n = int((facts.gap_owners(frame) == cause).sum())
     evidence = {"idle_us_total": round(total, 1), "gaps": n,
                 "gaps_per_step": round(n / max(len(frame.steps), 1), 1),
                 "largest_gaps": gap_evidence(frame, cause), **(extra or {})}

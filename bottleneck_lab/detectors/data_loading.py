@@ -40,7 +40,7 @@ def detect(frame: TraceFrame, cfg: Config):
     ws, we = facts.step_windows(frame)
     in_steps = float(iv.overlap_with(ds, de, ws, we).sum())
     dl_share = 100.0 * in_steps / stats.total_us if stats.total_us else 0.0
-    idle = facts.idle_by_cause(frame)["data_loading"] if frame.has_gpu else in_steps
+    idle = facts.idle_by_owner(frame)["data_loading"] if frame.has_gpu else in_steps
     per_step, share = cost(frame, idle)
     if share < cfg.min_share_pct:
         return []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import facts
 from ..trace import TraceFrame
 from ._common import idle_finding
 
@@ -27,8 +26,6 @@ class Config:
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    if facts.launch_bound_owner(frame) == "small_batch":
-        return []  # the small-batch finding owns this idle: a bigger batch amortises host work
     return idle_finding(
         frame, CODE, KIND, "host_bound",
         "GPU waits on other CPU work {share:.1f}% of the step ({per_step:.0f} µs per step)",

@@ -51,9 +51,7 @@ def _optimizer_launch_share(frame: TraceFrame, launch_ts: np.ndarray) -> tuple[f
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    if facts.launch_bound_owner(frame) != "launch_overhead":
-        return []  # the small-batch detector owns this idle: bigger kernels, not fewer, are the fix
-    total = facts.idle_by_cause(frame)["launch_overhead"]
+    total = facts.idle_by_owner(frame)["launch_overhead"]  # zero when a small batch owns it
     per_step, share = cost(frame, total)
     if share < cfg.min_share_pct:
         return []

@@ -41,8 +41,7 @@ def detect(frame: TraceFrame, cfg: Config):
     grid = k["grid"].to_numpy()
     # The host-side idle it owns (launch-bound and host-bound gaps: per-step costs paid for too
     # few samples), plus the SM capacity left unused by kernels whose grid is under the SM count.
-    idle = facts.idle_by_cause(frame)
-    owned_idle = idle["launch_overhead"] + idle["host_bound"]
+    owned_idle = facts.idle_by_owner(frame)["small_batch"]
     unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
     underfill_us = float((k["dur"].to_numpy() * unused).sum())
     per_step, share = cost(frame, owned_idle + underfill_us)
@@ -65,7 +64,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "gpu_busy_pct": round(facts.busy_pct(frame, facts.main_device(frame)) or 0.0, 1),
         "host_idle_us_per_step": round(owned_idle / n_steps, 1),
         "unused_sm_time_us_per_step": round(underfill_us / n_steps, 1),
-        "largest_gaps": gap_evidence(frame, "host_bound") + gap_evidence(frame, "launch_overhead"),
+        "largest_gaps": gap_evidence(frame, "small_batch"),
     }
     severity = severity_for_share(share)
     if rows is None and severity in ("medium", "high"):

@@ -52,7 +52,7 @@ def _op_chain(frame: TraceFrame, op_row: int, depth: int = 4) -> list[str]:
 def detect(frame: TraceFrame, cfg: Config):
     syncs = facts.sync_calls(frame)
     in_steps = syncs.loc[syncs["step"] >= 0]
-    total = facts.idle_by_cause(frame)["sync_stall"]
+    total = facts.idle_by_owner(frame)["sync_stall"]
     per_step, share = cost(frame, total)
     if share < cfg.min_share_pct or not len(in_steps):
         return []

@@ -7,13 +7,11 @@ from bottleneck_lab.diagnosis import Diagnosis
 from bottleneck_lab.trace import TraceFrame
 from bottleneck_lab.trace import intervals as iv
 
-# Finding code -> the idle-gap causes whose time it reports as lost. small-batch owns the gaps of
-# a host that cannot keep up (launch-bound and host-bound) when the batch is small, and then
-# launch-overhead and host-bound stay silent (facts.launch_bound_owner decides).
-IDLE_CAUSES = {"gpu-idle": ("gpu_idle",), "host-bound": ("host_bound",),
-               "data-loading": ("data_loading",), "sync-stall": ("sync_stall",),
-               "launch-overhead": ("launch_overhead",),
-               "small-batch": ("launch_overhead", "host_bound")}
+# Finding code -> the owner (facts.gap_owners) whose idle it reports as lost. With a small batch,
+# small-batch owns the launch-bound gaps and the short host-bound ones.
+IDLE_OWNER = {"gpu-idle": "gpu_idle", "host-bound": "host_bound", "data-loading": "data_loading",
+              "sync-stall": "sync_stall", "launch-overhead": "launch_overhead",
+              "small-batch": "small_batch"}
 ROUNDING_US = 0.1  # findings round µs per step to one decimal
 
 
@@ -24,7 +22,7 @@ def idle_claimed(d: Diagnosis) -> dict[str, float]:
     for f in d.findings:
         if f.code == "small-batch":
             out[f.code] = f.evidence["host_idle_us_per_step"]
-        elif f.code in IDLE_CAUSES and f.time_lost_us_per_step is not None:
+        elif f.code in IDLE_OWNER and f.time_lost_us_per_step is not None:
             out[f.code] = f.time_lost_us_per_step
     return out
 
@@ -55,13 +53,11 @@ def assert_no_idle_counted_twice(d: Diagnosis, frame: TraceFrame) -> None:
         return  # no GPU idle: data-loading then reports the step's time in __next__
     claimed = idle_claimed(d)
     steps = max(len(frame.steps), 1)
-    by_cause = facts.idle_by_cause(frame)
-    small = facts.launch_bound_owner(frame) == "small_batch"
+    by_owner = facts.idle_by_owner(frame)
+    assert abs(sum(by_owner.values()) - float(facts.idle_gaps(frame)["dur"].sum())) <= 1e-3 * (len(by_owner) + 1)
     for code, us in claimed.items():
-        expected = sum(by_cause[c] for c in IDLE_CAUSES[code]) / steps
-        if (code == "small-batch") != small and code in ("small-batch", "launch-overhead", "host-bound"):
-            expected = 0.0  # the other owner's idle
-        assert abs(us - expected) <= ROUNDING_US, (code, us, small, by_cause)
+        expected = by_owner[IDLE_OWNER[code]] / steps
+        assert abs(us - expected) <= ROUNDING_US, (code, us, by_owner)
     assert sum(claimed.values()) <= idle_per_step(frame) + ROUNDING_US * len(claimed), claimed
 
 

@@ -11,7 +11,8 @@ from bottleneck_lab import facts
 from bottleneck_lab.detectors import REGISTRY
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
-from tracegen import load
+from tracegen import TraceBuilder, load
+from bottleneck_lab.analyze import diagnose
 
 
 def bad_finding(code: str):
@@ -294,3 +295,22 @@ def test_each_scenario_idle_is_attributed_to_its_cause():
     for code, cause in expect.items():
         by_cause = facts.idle_by_cause(load(SCENARIOS[code](True)))
         assert max(by_cause, key=by_cause.get) == cause, (code, by_cause)
+
+
+def test_small_batch_leaves_long_host_gaps_to_host_bound():
+    """With a small batch, short host gaps are per-step overhead a bigger batch amortises
+    (small-batch's); a 2 ms host stall (a logging call, say) stays a host-bound finding."""
+    from scenarios import SMALL_GRID, launch, mm_args, tiny_kernels
+
+    b = TraceBuilder()
+    for i, t0 in enumerate((0.0, 4000.0, 8000.0)):
+        b.step(i + 1, t0, 3000)
+        tiny_kernels(b, t0, SMALL_GRID, op_args=mm_args(16, "c10::BFloat16"), name="aten::mm")
+        b.cpu_op("aten::copy_", t0 + 950, 2000)  # the GPU idles while the host does this
+        launch(b, t0 + 2960, t0 + 2970, 20, name="aten::mm", op_args=mm_args(16, "c10::BFloat16"))
+    frame = load(b)
+    owners = facts.idle_by_owner(frame)
+    assert owners["small_batch"] > 0 and owners["host_bound"] >= 2 * 1900
+    codes = {f.code: f for f in diagnose([frame]).findings}
+    assert "host-bound" in codes and codes["host-bound"].evidence["largest_gaps"][0]["idle_us"] >= 1900
+    assert "small-batch" in codes
