@@ -23,7 +23,7 @@ device = args.device
 FIXED = args.variant == "fixed"
 GRAPH = FIXED and device == "cuda"
 
-dim, layers, batch, classes = _common.by_device(args, cuda=(256, 24, 64, 10), cpu=(32, 4, 8, 10))
+dim, layers, batch, classes = _common.by_device(args, cuda=(256, 24, 1024, 10), cpu=(32, 4, 8, 10))
 
 
 def make_block(d):

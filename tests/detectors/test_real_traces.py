@@ -49,12 +49,7 @@ def demo_diagnosis(name: str, variant: str):
 
 
 # Demos whose bad trace is not (yet) diagnosed as their kind, and why (H100 traces of 2026-11-21).
-MISDIAGNOSED = {
-    "launch_overhead": "facts.launch_bound_owner gives the idle of a host that cannot keep up to "
-                       "small_batch because median matmul rows are 64 (< 512): small-batch is top "
-                       "(18.9 ms/step, 98%) and launch-overhead stays silent, although the fix "
-                       "that worked was a CUDA graph and a fused optimizer",
-}
+MISDIAGNOSED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

@@ -1,0 +1,35 @@
+"""FLOPs per step from each shipped H100 trace against FlopCounterMode's count in its sidecar.
+
+The capture counted FlopCounterMode around one call of the very step function the profiler
+recorded (same model, same batch), so the two must agree within 2%. A CUDA-graph replay records
+no ops to read shapes from: that trace has no FLOPs, and the analyzer says none rather than guess.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.trace import load_trace
+
+TRACES = sorted((Path(__file__).resolve().parents[2] / "traces").glob("*/*/*.json.gz"))
+
+
+def sidecar(trace: Path) -> dict:
+    return json.loads(trace.with_name(trace.name.replace(".json.gz", ".meta.json")).read_text())
+
+
+@pytest.mark.parametrize("trace", TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_trace_flops_match_flopcountermode(trace):
+    meta = sidecar(trace)
+    summary = diagnose(load_trace(trace), path=str(trace)).summary
+    if meta["config"].get("cuda_graph"):
+        assert summary.flops_per_step is None and summary.mfu_pct is None
+        return
+    assert summary.flops_per_step == pytest.approx(meta["flops_per_step"], rel=0.02)
+    # every GPU trace with shapes carries achieved TFLOP/s and an MFU that names its peak
+    assert summary.achieved_tflops > 0 and 0 < summary.mfu_pct < 100
+    assert summary.peak_tflops > 0 and "H100" in summary.peak_source
