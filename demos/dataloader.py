@@ -60,12 +60,14 @@ class CompressedImages(Dataset):
 
 
 batch, size, crop, width, depth, workers = _common.by_device(
-    args, cuda=(32, 226, 192, 128, 12, min(12, os.cpu_count() or 1)), cpu=(8, 66, 64, 16, 1, 2)
+    args, cuda=(32, 226, 192, 128, 12, min(12, os.cpu_count() or 1)), cpu=(8, 226, 64, 16, 1, 2)
 )
 classes = 100
 dataset = CompressedImages(n_images=64, size=size, crop=crop, classes=classes, length=batch * 10**6)
 
 if WORKERS:  # FIXED: decode in parallel worker processes, ahead of the GPU
+    if not _common.is_cuda(device):
+        torch.set_num_threads(1)  # on a CPU, training and workers share cores: leave them some
     loader = DataLoader(
         dataset,
         batch_size=batch,
