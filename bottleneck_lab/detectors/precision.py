@@ -29,10 +29,11 @@ CODE = "precision"
 KIND = "precision"
 REQUIRES = {"kernels", "steps", "shapes"}
 
-# Names of kernels that use tensor cores at all (for the evidence), old and new naming.
+# Names of kernels that use tensor cores (for the evidence), old and new naming; xmma/sm80_
+# kernels are tensor-core kernels unless their name says FFMA/SIMT (plain FP32 on CUDA cores).
 TENSOR_CORE_KERNEL = re.compile(
-    r"tensorop|xmma|gmma|wgmma|hmma|s1688|s16816|h1688|h16816|bf16|nvjet|flash|fmha|cutlass.*_tc|"
-    r"sm90|sm80_|sm100|tf32|i8816|imma", re.IGNORECASE)
+    r"^(?!.*(ffma|simt|sgemm|dgemm|gemv)).*(tensorop|xmma|gmma|hmma|s1688|s16816|h1688|h16816|bf16|"
+    r"f16|nvjet|flash|fmha|tf32|i8816|imma)", re.IGNORECASE)
 HALF = ("bf16", "fp16")
 FP32 = ("fp32", "tf32")
 

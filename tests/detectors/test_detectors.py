@@ -314,3 +314,20 @@ def test_small_batch_leaves_long_host_gaps_to_host_bound():
     codes = {f.code: f for f in diagnose([frame]).findings}
     assert "host-bound" in codes and codes["host-bound"].evidence["largest_gaps"][0]["idle_us"] >= 1900
     assert "small-batch" in codes
+
+
+@pytest.mark.parametrize("kernel, on_tensor_cores", [
+    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4", False),
+    ("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>", False),
+    ("ampere_sgemm_128x64_nn", False),
+    ("volta_sgemm_128x64_nn", False),
+    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", True),
+    ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc", True),
+    ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7", True),
+    ("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", True),
+    ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align1>", True),
+])
+def test_tensor_core_kernels_are_told_by_name(kernel, on_tensor_cores):
+    from bottleneck_lab.detectors.precision import TENSOR_CORE_KERNEL
+
+    assert bool(TENSOR_CORE_KERNEL.search(kernel)) is on_tensor_cores
