@@ -206,7 +206,7 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
         from_launch[ok] = runtime[col].to_numpy()[launched[ok]]
         gpu[col] = np.where(np.isnan(gpu[col].to_numpy()), from_launch, gpu[col].to_numpy())
 
-    steps = _steps(ann, gpu, runtime, cpu, memory)
+    steps = _steps(ann, gpu, runtime, cpu, memory, python)
     for df in (gpu, runtime, cpu, ann, memory, python):
         df["step"] = _step_of(df, steps)
     if len(gpu):
@@ -360,7 +360,7 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
 
 
 def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.DataFrame,
-           memory: pd.DataFrame) -> pd.DataFrame:
+           memory: pd.DataFrame, python: pd.DataFrame) -> pd.DataFrame:
     """Steps from ProfilerStep spans, as back-to-back windows on the timeline.
 
     A step ends when both its CPU span and the GPU work it launched have ended. The next step's
@@ -380,8 +380,9 @@ def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.
         steps["name"] = steps["name"].astype(object)
         steps["marked"] = True
     else:
-        starts = [df["ts"].min() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
-        ends = [df["end"].max() for df in (gpu, runtime, cpu, ann, memory) if len(df)]
+        tables = (gpu, runtime, cpu, ann, memory, python)
+        starts = [df["ts"].min() for df in tables if len(df)]
+        ends = [df["end"].max() for df in tables if len(df)]
         if not starts:
             return pd.DataFrame({c: [] for c in ("step", "name", "cpu_ts", "cpu_end", "ts", "end", "dur", "marked")})
         steps = pd.DataFrame({"step": [0], "name": ["whole trace"], "cpu_ts": [min(starts)],
