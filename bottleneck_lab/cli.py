@@ -15,6 +15,7 @@ EXAMPLES = """examples:
   bottleneck-lab analyze t.json.gz --set gpu-idle.min_share_pct=1
   bottleneck-lab analyze --list-detectors
   bottleneck-lab explain sync-stall                    what a finding means and how to fix it
+  bottleneck-lab compare before.json.gz after.json.gz  what a change did, side by side
   bottleneck-lab demo --list                           the bottleneck demos
   bottleneck-lab demo dataloader                       run bad and fixed, compare side by side
 """
@@ -57,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
 
     e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
     e.add_argument("code", help="detector code, e.g. sync-stall")
+
+    c = sub.add_parser("compare", help="two traces of the same step side by side (before, after)")
+    c.add_argument("before", help="trace file or directory before the change")
+    c.add_argument("after", help="trace file or directory after the change")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
 
     pk = sub.add_parser("peak", help="measure this GPU's peak TFLOP/s and bandwidth (needs torch, CUDA)")
     pk.add_argument("--out", default=None, help="where to save (default ~/.cache/bottleneck-lab/peaks.json)")
@@ -103,12 +110,8 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from .analyze import diagnose
     from .report import render
-    from .trace import TraceError, load_trace
-
     try:
-        frames = load_trace(args.path)
-    except TraceError as exc:
-        raise UsageError(str(exc)) from None
+        frames = _load(args.path)
     except MemoryError:
         raise UsageError(f"{args.path}: trace too large for the available memory") from None
     if args.peak_tflops is not None and args.peak_tflops <= 0:
@@ -153,6 +156,36 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(path: str):
+    from .trace import TraceError, load_trace
+
+    try:
+        return load_trace(path)
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .analyze import diagnose
+    from .compare import compare
+
+    sides = []
+    for path in (args.before, args.after):
+        frames = _load(path)
+        sides.append((frames, diagnose(frames, path=path)))
+    result = compare(*sides)
+    if args.format == "json":
+        from .report.json_report import render_plain
+
+        text = render_plain(result.to_dict())
+    else:
+        from .report.compare_text import render_comparison
+
+        text = render_comparison(result)
+    _write(text, args.output)
+    return 0
+
+
 def _peak(args: argparse.Namespace) -> int:
     from .measure_peak import run_peak_command
 
@@ -168,7 +201,7 @@ def _demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo, "peak": _peak}
+    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo, "peak": _peak, "compare": _compare}
     if args.command is None:
         parser.print_help()
         return 2

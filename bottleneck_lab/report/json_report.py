@@ -22,5 +22,9 @@ def _clean(v):
     return v
 
 
+def render_plain(doc: dict) -> str:
+    return msgspec.json.format(msgspec.json.encode(_clean(doc)), indent=2).decode() + "\n"
+
+
 def render_json(diagnosis: Diagnosis) -> str:
-    return msgspec.json.format(msgspec.json.encode(_clean(diagnosis.to_dict())), indent=2).decode() + "\n"
+    return render_plain(diagnosis.to_dict())
