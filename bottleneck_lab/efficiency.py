@@ -270,21 +270,34 @@ def kernel_table(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> l
     return out
 
 
-def roofline(frame: TraceFrame, peak: DevicePeak | None) -> list[dict]:
-    """Bytes, arithmetic intensity and a compute/memory-bound verdict per op category."""
+def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[dict]:
+    """Per op (by name and dtype), most GPU time first: FLOPs and bytes per step, arithmetic
+    intensity against the device's ridge point (compute- or memory-bound), and the FLOP and byte
+    rates its kernels reached. Kernel time is the time of the kernels each op launched."""
     oc = op_costs(frame)
-    if not len(oc) or peak is None:
+    if not len(oc):
         return []
+    oc = oc.assign(name=frame.cpu_ops["name"].astype(object).to_numpy()[oc["row"].to_numpy()], us=0.0)
+    if frame.has_gpu:
+        g = frame.gpu_ops
+        owner = _flop_owner(frame, oc["row"].to_numpy())
+        on = owner >= 0
+        us = pd.Series(g["dur"].to_numpy()[on]).groupby(owner[on]).sum()
+        oc["us"] = oc["row"].map(us).fillna(0.0).to_numpy()
     n_steps = max(len(frame.steps), 1)
+    grouped = oc.groupby(["name", "dtype"])[["flops", "bytes", "us"]].sum()
     out = []
-    for (cat, dtype), r in oc.groupby(["category", "dtype"])[["flops", "bytes"]].sum().iterrows():
-        flops, nbytes = float(r["flops"]), float(r["bytes"])
-        if nbytes <= 0:
-            continue
-        ai = flops / nbytes
-        ridge = ridge_point(peak, dtype)
-        out.append({"category": cat, "dtype": dtype, "gflops_per_step": round(flops / n_steps / 1e9, 3),
-                    "mb_per_step": round(nbytes / n_steps / 1e6, 2), "flop_per_byte": round(ai, 2),
-                    "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
-                    "bound": None if ridge is None else ("compute" if ai >= ridge else "memory")})
+    for (name, dtype), r in grouped.sort_values("us", ascending=False).head(top).iterrows():
+        flops, nbytes, us = float(r["flops"]), float(r["bytes"]), float(r["us"])
+        ai = flops / nbytes if nbytes > 0 else None
+        ridge = ridge_point(peak, dtype) if peak else None
+        out.append({
+            "op": name, "dtype": dtype, "gpu_us_per_step": round(us / n_steps, 1),
+            "gflops_per_step": round(flops / n_steps / 1e9, 3), "mb_per_step": round(nbytes / n_steps / 1e6, 2),
+            "flop_per_byte": None if ai is None else round(ai, 2),
+            "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
+            "bound": None if ridge is None or ai is None else ("compute" if ai >= ridge else "memory"),
+            "tflops": round(flops / us / 1e6, 2) if us > 0 and flops > 0 else None,
+            "gb_per_s": round(nbytes / us / 1e3, 1) if us > 0 and nbytes > 0 else None,
+        })
     return out

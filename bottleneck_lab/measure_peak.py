@@ -54,7 +54,6 @@ def measure(sizes: tuple[int, ...] = SIZES, repeats: int = 10) -> dict[str, Any]
                 b = torch.randn(n, n, device="cuda", dtype=dtype)
                 ms = _time_ms(torch, lambda: a @ b, repeats)
                 sweep[name][n] = 2 * n**3 / (ms / 1e3) / 1e12
-                del a, b
             tflops[name] = max(sweep[name].values())
     finally:
         torch.backends.cuda.matmul.allow_tf32 = prev_tf32

@@ -50,7 +50,6 @@ def idle_finding(frame: TraceFrame, code: str, kind: str, cause: str, title: str
     per_step, share = cost(frame, total)
     if share < min_share_pct:
         return []
-    gaps = facts.idle_gaps(frame)
     n = int((facts.gap_owners(frame) == cause).sum())
     evidence = {"idle_us_total": round(total, 1), "gaps": n,
                 "gaps_per_step": round(n / max(len(frame.steps), 1), 1),
