@@ -10,10 +10,8 @@ that keep only the fields the analysis reads. orjson and plain msgspec build eve
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
