@@ -215,8 +215,25 @@ def _split_top(data: bytes, path: str) -> tuple[dict[str, msgspec.Raw], list[str
         except msgspec.DecodeError:
             raise TraceError(path, _json_problem(exc)) from None
     if top is None:
+        if _is_event_array(data):
+            # The Chrome trace format also allows a bare array of events (other tools write it).
+            return {"traceEvents": msgspec.Raw(memoryview(data))}, repairs
         raise TraceError(path, _not_a_trace(data))
     return top, repairs
+
+
+def _is_event_array(data: bytes) -> bool:
+    try:
+        items = _decode_raw_list(data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return False
+    if not items:
+        return False
+    try:
+        first = _decode_any(items[0])
+    except msgspec.DecodeError:
+        return False
+    return isinstance(first, dict) and "ph" in first
 
 
 def _not_a_trace(data: bytes) -> str:

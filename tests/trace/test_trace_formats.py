@@ -157,3 +157,18 @@ def test_negative_duration_is_clamped_to_zero():
     b.cpu_op("aten::fine", 20, 5)
     f = load(b)
     assert f.cpu_ops["dur"].tolist() == [0.0, 5.0]
+
+
+def test_bare_array_of_events_is_read_as_a_trace(tmp_path):
+    """The Chrome trace format also allows a bare JSON array of events (tools other than the
+    PyTorch profiler write it): read it like traceEvents."""
+    import json
+
+    from bottleneck_lab.trace import load_frame
+    from tracegen import training_trace
+
+    trace = training_trace(steps=2).to_dict()
+    path = tmp_path / "array.json"
+    path.write_text(json.dumps(trace["traceEvents"]))
+    frame = load_frame(path)
+    assert len(frame.steps) == 2 and frame.has_gpu
