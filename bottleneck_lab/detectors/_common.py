@@ -12,7 +12,8 @@ def trace_start(frame: TraceFrame) -> float:
 
 
 def when(frame: TraceFrame, ts: float) -> dict:
-    """A timestamp as Perfetto shows it (ms from the first step) and as written in the file."""
+    """Where to look: ms from the start of the first step (ProfilerStep) on the timeline, and
+    the event's raw `ts` (µs) exactly as written in the trace file."""
     return {"at_ms": round((ts - trace_start(frame)) / 1000.0, 3), "ts": round(float(ts), 3)}
 
 
