@@ -156,7 +156,15 @@ class Efficiency:
 
 
 def efficiency(frame: TraceFrame, choice: PeakChoice | None = None) -> Efficiency:
+    """The step's FLOP efficiency against the chosen peak (computed once per frame and choice)."""
     choice = choice or PeakChoice()
+    c = _cache(frame)
+    if ("efficiency", choice) not in c:
+        c[("efficiency", choice)] = _efficiency(frame, choice)
+    return c[("efficiency", choice)]
+
+
+def _efficiency(frame: TraceFrame, choice: PeakChoice) -> Efficiency:
     stats = facts.step_stats(frame)
     fps = flops_per_step(frame)
     ops = compute_ops(frame)
