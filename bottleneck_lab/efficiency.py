@@ -173,7 +173,9 @@ def _efficiency(frame: TraceFrame, choice: PeakChoice) -> Efficiency:
     dtype = choice.dtype or dominant_dtype(frame)
     peak = device_peak(frame, choice)
     achieved = fps / stats.median_us / 1e6 if fps and stats and stats.median_us > 0 else None
-    peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=choice.tflops is not None)
+    # A dtype given on the command line (with or without a number) pins the peak to that dtype.
+    forced = choice.tflops is not None or choice.dtype is not None
+    peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=forced)
     mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
     return Efficiency(
         flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,
@@ -191,7 +193,7 @@ def _mixed_peak(peak: DevicePeak | None, by_dtype: dict[str, float], dominant: s
         return None, None
     if forced:
         value = peak.peak_for(dominant)
-        return value, f"{dominant} {value:g} TFLOP/s: {peak.source}" if value else None
+        return value, (f"{peak.name}, {dominant} {value:g} TFLOP/s: {peak.source}" if value else None)
     fallback = peak.peak_for(dominant)
     total = sum(by_dtype.values())
     ideal_s, parts = 0.0, []

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .trace import TraceFrame
 from .trace import intervals as iv
+from .trace.frame import name_mask
 
 COLLECTIVE = re.compile(r"nccl|rccl", re.IGNORECASE)
 DATALOADER = re.compile(r"DataLoader.*__next__|dataloader.*next", re.IGNORECASE)
@@ -85,20 +86,31 @@ def launches(frame: TraceFrame) -> pd.DataFrame:
 
 def main_thread(frame: TraceFrame) -> tuple[int, int] | None:
     """(pid, tid) of the thread that launched most GPU work."""
-    la = launches(frame)
-    if not len(la):
-        return None
-    pid, tid = la.groupby(["pid", "tid"]).size().idxmax()
-    return int(pid), int(tid)
+    c = _cache(frame)
+    if "main_thread" not in c:
+        la = launches(frame)
+        c["main_thread"] = None
+        if len(la):
+            pid, tid = la.groupby(["pid", "tid"]).size().idxmax()
+            c["main_thread"] = (int(pid), int(tid))
+    return c["main_thread"]
 
 
 def sync_calls(frame: TraceFrame) -> pd.DataFrame:
+    """Runtime calls that block the host until the GPU catches up: the synchronising APIs by
+    name, and copies that did not return before their own transfer ended (`.cpu()`, `.item()`
+    or `.to()` through pageable memory issue a cudaMemcpyAsync that blocks)."""
     c = _cache(frame)
     if "syncs" not in c:
         rt = frame.runtime
-        names = rt["name"].cat.categories
-        sync_names = [n for n in names if SYNC_CALLS.match(n)]
-        c["syncs"] = rt.loc[rt["name"].isin(sync_names)]
+        named = name_mask(rt["name"], SYNC_CALLS) if len(rt) else np.zeros(0, dtype=bool)
+        g = frame.gpu_ops
+        copies = g.loc[(g["kind"] == "memcpy").to_numpy() & (g["launch"].to_numpy() >= 0)]
+        launch = copies["launch"].to_numpy()
+        blocking = rt["end"].to_numpy()[launch] + SYNC_SLACK_US >= copies["end"].to_numpy()
+        is_sync = named.copy()
+        is_sync[launch[blocking]] = True
+        c["syncs"] = rt.loc[is_sync]
     return c["syncs"]
 
 
@@ -148,7 +160,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     rts = frame.runtime["ts"].to_numpy()
     next_launch_ts = np.where(launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan)
     next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
-    next_name = np.where(has_next, next_name, "(none: no more GPU work in the step)")
+    next_name = np.where(has_next, next_name, "(none: the device ran nothing more in the trace)")
 
     # Host activity inside each gap, on every thread of the launching process (backward launches
     # from autograd's thread, the optimizer from Python's).
@@ -167,15 +179,10 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     sync_name = np.full(n, None, dtype=object)
     if len(sy):
         sy = sy.sort_values("ts")
-        sts, send = sy["ts"].to_numpy(), sy["end"].to_numpy()
-        # Latest sync call that started before the gap began and was still running when it began.
-        i = np.searchsorted(sts, gs, side="right") - 1
-        run_end = np.maximum.accumulate(send)
-        inside = (i >= 0) & (run_end[np.maximum(i, 0)] + SYNC_SLACK_US >= gs)
-        # Name the call that covers the gap start (the running max may come from an earlier one).
+        # The sync call that was running when the gap began (the queue drained under it).
+        owner = _covering_index(sy["ts"].to_numpy(), sy["end"].to_numpy(), gs)
         names = sy["name"].astype(object).to_numpy()
-        owner = _covering_index(sts, send, gs)
-        sync_name = np.where(inside, names[np.maximum(owner, 0)], None)
+        sync_name = np.where(owner >= 0, names[np.maximum(owner, 0)], None)
 
     # The next op had not even been launched when the GPU went idle (or nothing more ran in the
     # step: the host never gave the GPU more work).
@@ -220,12 +227,16 @@ OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_id
 
 def gap_owners(frame: TraceFrame) -> np.ndarray:
     """The finding kind that reports each idle gap: its cause, except that a small batch takes
-    the launch-bound gaps and the short host-bound ones (see launch_bound_owner)."""
+    the launch-bound gaps and the short host-bound ones (see small_batch_owns_host_idle)."""
+    c = _cache(frame)
+    if "gap_owners" in c:
+        return c["gap_owners"]
     gaps = idle_gaps(frame)
     owner = gaps["cause"].to_numpy().astype(object)
-    if len(gaps) and launch_bound_owner(frame) == "small_batch":
+    if len(gaps) and small_batch_owns_host_idle(frame):
         short_host = (owner == "host_bound") & (gaps["dur"].to_numpy() < LONG_HOST_GAP_US)
         owner = np.where((owner == "launch_overhead") | short_host, "small_batch", owner)
+    c["gap_owners"] = owner
     return owner
 
 
@@ -320,10 +331,13 @@ def batch_is_small(frame: TraceFrame) -> bool | None:
     return None if under is None else under >= 0.5
 
 
-def launch_bound_owner(frame: TraceFrame) -> str:
-    """Who owns the idle of a host that cannot keep up (launch-bound and host-bound gaps).
-
-    With a small batch, every per-step host cost (Python, launches, optimizer) is paid for too
-    few samples, and the first fix is a bigger batch: small_batch owns that idle. Otherwise the
-    launch-bound gaps are launch_overhead's and the rest host_bound's."""
-    return "small_batch" if batch_is_small(frame) else "launch_overhead"
+def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
+    """With a small batch, every per-step host cost (Python, launches, optimizer) is paid for too
+    few samples, and the first fix is a bigger batch: small_batch then owns the launch-bound and
+    short host gaps. Only when recorded shapes show it: grid sizes alone cannot tell a small
+    batch from narrow layers."""
+    c = _cache(frame)
+    if "small_owns" not in c:
+        rows = median_gemm_rows(frame)
+        c["small_owns"] = rows is not None and rows < SMALL_GEMM_ROWS
+    return c["small_owns"]

@@ -65,5 +65,5 @@ def detect(frame: TraceFrame, cfg: Config):
                "persistent_workers=True, prefetch_factor=2-4.")
     waiter = "GPU waits" if frame.has_gpu else "Step waits"
     title = (f"{waiter} on the DataLoader: {share:.1f}% of the step "
-             f"({per_step / 1000:.2f} ms per step in __next__)")
+             f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__)")
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

@@ -33,9 +33,12 @@ def verdict(d: Diagnosis) -> str:
             f"the GPU is busy {s.gpu_busy_pct:.1f}% of it." if s.gpu_busy_pct is not None else "")
     v = d.verdict
     if v is None:
-        return head + " No finding costs 10% of the step or more: nothing here stands out as the bottleneck."
-    return (f"{head} Main bottleneck: {v.title}. It costs about {_fmt_us(v.time_lost_us_per_step)} "
-            f"per step ({v.share_pct:.0f}%). Fix: {v.fix}")
+        return head + (" No finding of severity medium or high: nothing here stands out as the "
+                       "bottleneck.")
+    cost = ""
+    if v.time_lost_us_per_step is not None and v.share_pct is not None:
+        cost = f" It costs about {_fmt_us(v.time_lost_us_per_step)} per step ({v.share_pct:.0f}%)."
+    return f"{head} Main bottleneck: {v.title}.{cost} Fix: {v.fix}"
 
 
 def _finding_lines(i: int, f: Finding, width: int) -> list[str]:

@@ -75,9 +75,14 @@ def test_checkpointing_lowers_the_peak_and_the_trace_estimates_by_how_much(runs)
     for mode in ("checkpoint", "reentrant"):
         cmp = memory.compare_checkpointing(runs[mode], runs["plain"])
         assert cmp.saved_bytes > 0.3 * cmp.baseline_peak_bytes
-        # From the checkpointed trace alone: re-materialised bytes less one block's worth.
+        # From the checkpointed trace alone: re-materialised bytes less one block's worth. The
+        # CPU allocator's totals drift between profiling sessions (the two measured savings of
+        # identical runs range over 2.4-5.0 MB), so the estimate is held to the model's own
+        # arithmetic: each block frees its two BATCH x HIDDEN fp32 intermediates, one block's
+        # worth stays live during recompute.
         (f,) = recompute.detect(runs[mode], recompute.Config())
-        assert f.evidence["saved_bytes_estimate"] == pytest.approx(cmp.saved_bytes, rel=0.25)
+        intermediates = (BLOCKS - 1) * 2 * BATCH * HIDDEN * 4
+        assert f.evidence["saved_bytes_estimate"] == pytest.approx(intermediates, rel=0.25)
 
 
 def test_activation_advice_only_without_checkpointing(runs):
