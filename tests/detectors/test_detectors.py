@@ -331,3 +331,37 @@ def test_tensor_core_kernels_are_told_by_name(kernel, on_tensor_cores):
     from bottleneck_lab.detectors.precision import TENSOR_CORE_KERNEL
 
     assert bool(TENSOR_CORE_KERNEL.search(kernel)) is on_tensor_cores
+
+
+def test_blocking_copy_to_pageable_memory_is_a_sync_stall():
+    """`.cpu()` into pageable memory issues a cudaMemcpyAsync that returns only after its copy
+    ends: the GPU drains under it, like under cudaStreamSynchronize."""
+    b = TraceBuilder()
+    for i, t0 in enumerate((0.0, 1000.0, 2000.0)):
+        b.step(i + 1, t0, 900)
+        b.op_with_kernel("aten::mm", t0 + 5, 10, kernel="gemm", kernel_ts=t0 + 20, kernel_dur=300)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 20, 330)  # blocks until the copy (320-350) ends
+        b.memcpy(t0 + 320, 30, correlation=corr, direction="DtoH", src="Device", dst="Pageable")
+        # the host only now launches the next kernel: the GPU idled from 350 to 600
+        b.op_with_kernel("aten::add", t0 + 590, 5, kernel="add", kernel_ts=t0 + 600, kernel_dur=250)
+    frame = load(b)
+    gaps = facts.idle_gaps(frame)
+    drained = gaps.loc[(gaps["start"] % 1000 >= 349) & (gaps["start"] % 1000 <= 351)]
+    assert len(drained) == 3 and set(drained["cause"]) == {"sync_stall"}
+    assert set(drained["sync_call"]) == {"cudaMemcpyAsync"}
+    codes = {f.code for f in diagnose([frame]).findings}
+    assert "sync-stall" in codes
+
+
+def test_verdict_without_a_time_estimate_renders():
+    """A memory finding has no time estimate; as the verdict it must still render."""
+    from bottleneck_lab.diagnosis import Diagnosis, Finding, Summary, TraceInfo
+    from bottleneck_lab.report.text import render_markdown, render_text
+
+    f = Finding("memory-capacity", "memory_capacity", "high", "Peak memory at 97% of the GPU",
+                None, None, {"peak_bytes": 1}, "Checkpoint activations.")
+    d = Diagnosis(TraceInfo("t.json", [0], {"name": "GPU"}, True, 10), Summary(steps=1, step_time_us=100.0,
+                  gpu_busy_pct=50.0), [f])
+    text = " ".join(render_text(d).split())  # unwrap
+    assert "Main bottleneck: Peak memory at 97% of the GPU." in text and "It costs" not in text
+    assert "Peak memory" in render_markdown(d)
