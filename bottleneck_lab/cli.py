@@ -110,12 +110,6 @@ def _analyze(args: argparse.Namespace) -> int:
 
     from .analyze import diagnose
     from .report import render
-    try:
-        frames = _load(args.path)
-    except MemoryError:
-        raise UsageError(f"{args.path}: trace too large for the available memory") from None
-    if args.peak_tflops is not None and args.peak_tflops <= 0:
-        raise UsageError("--peak-tflops must be positive")
     from .efficiency import PeakChoice
 
     peaks_file = args.peaks_file
@@ -125,6 +119,12 @@ def _analyze(args: argparse.Namespace) -> int:
         peaks_file = str(DEFAULT_PATH)
     if peaks_file is not None and not os.path.isfile(peaks_file):
         raise UsageError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
+    if args.peak_tflops is not None and args.peak_tflops <= 0:
+        raise UsageError("--peak-tflops must be positive")
+    try:  # arguments are checked first: a multi-GB trace should not load before a typo is found
+        frames = _load(args.path)
+    except MemoryError:
+        raise UsageError(f"{args.path}: trace too large for the available memory") from None
     choice = PeakChoice(args.peak_tflops, args.peak_dtype, peaks_file)
     diagnosis = diagnose(frames, overrides, path=args.path, peak=choice)
     if args.with_hta:

@@ -176,6 +176,10 @@ def _efficiency(frame: TraceFrame, choice: PeakChoice) -> Efficiency:
     # A dtype given on the command line (with or without a number) pins the peak to that dtype.
     forced = choice.tflops is not None or choice.dtype is not None
     peak_value, source = _mixed_peak(peak, by_dtype, dtype, forced=forced)
+    devices = _flop_devices(frame)
+    if peak_value and devices > 1:  # one process driving several GPUs: their peaks add up
+        peak_value *= devices
+        source = f"{devices} devices x ({source})"
     mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
     return Efficiency(
         flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,
@@ -248,6 +252,15 @@ def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
         k.loc[owner >= 0, "dtype"] = dtype_of.reindex(owned["owner"]).to_numpy()
     c["kernels"] = k
     return k
+
+
+def _flop_devices(frame: TraceFrame) -> int:
+    """How many GPUs ran the kernels that carry this trace's FLOPs."""
+    if not frame.has_gpu:
+        return 0
+    k = kernel_flops(frame)
+    rows = k.index[k["flops"].to_numpy() > 0]
+    return int(frame.gpu_ops.loc[rows, "device"].nunique())
 
 
 def _compute_share(frame: TraceFrame, ops: pd.DataFrame) -> float | None:

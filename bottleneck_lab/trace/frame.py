@@ -200,11 +200,7 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     gpu["launch"] = _link_launches(gpu, runtime)
     launched = gpu["launch"].to_numpy()
     gpu["op"] = _follow(launched, runtime["op"].to_numpy())
-    for col in ("grid", "block"):  # ROCm: from the launch call when the kernel lacks them
-        from_launch = np.full(len(gpu), np.nan)
-        ok = (launched >= 0) & (launched < len(runtime))
-        from_launch[ok] = runtime[col].to_numpy()[launched[ok]]
-        gpu[col] = np.where(np.isnan(gpu[col].to_numpy()), from_launch, gpu[col].to_numpy())
+    _grid_from_launch(gpu, runtime, launched)
 
     steps = _steps(ann, gpu, runtime, cpu, memory, python)
     for df in (gpu, runtime, cpu, ann, memory, python):
@@ -223,6 +219,23 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
         device_properties=raw.device_properties, metadata=raw.metadata,
         distributed_info=raw.distributed_info, events=events, warnings=warnings,
     )
+
+
+# HIP launch APIs whose grid argument is the global size in work-items, not in blocks.
+WORK_ITEM_GRIDS = ("hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel")
+
+
+def _grid_from_launch(gpu: pd.DataFrame, runtime: pd.DataFrame, launched: np.ndarray) -> None:
+    """ROCm writes grid and block on the launch call, not the kernel: take them from there."""
+    ok = (launched >= 0) & (launched < len(runtime))
+    rows = launched[ok]
+    grid, block = np.full(len(gpu), np.nan), np.full(len(gpu), np.nan)
+    grid[ok], block[ok] = runtime["grid"].to_numpy()[rows], runtime["block"].to_numpy()[rows]
+    work_items = np.zeros(len(gpu), dtype=bool)
+    work_items[ok] = runtime["name"].isin(WORK_ITEM_GRIDS).to_numpy()[rows]
+    grid = np.where(work_items & (block > 0), grid / np.where(block > 0, block, 1), grid)
+    gpu["grid"] = np.where(np.isnan(gpu["grid"].to_numpy()), grid, gpu["grid"].to_numpy())
+    gpu["block"] = np.where(np.isnan(gpu["block"].to_numpy()), block, gpu["block"].to_numpy())
 
 
 def _follow(rows: np.ndarray, values: np.ndarray) -> np.ndarray:

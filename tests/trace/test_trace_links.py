@@ -323,3 +323,16 @@ def test_device_properties_and_metadata_are_kept():
     assert f.distributed_info == {"backend": "nccl", "rank": 3, "world_size": 8}
     assert f.rank == 3
     assert f.metadata["displayTimeUnit"] == "ms"
+
+
+def test_rocm_ext_module_launch_grid_is_work_items_divided_by_block():
+    """hipExtModuleLaunchKernel takes the global size in work-items (Kineto writes it as grid);
+    hipLaunchKernel takes blocks. Both become blocks in gpu_ops.grid."""
+    b = TraceBuilder(rocm=True)
+    b.step(1, 0, 100)
+    for name, grid in (("hipExtModuleLaunchKernel", [512, 1, 1]), ("hipLaunchKernel", [3, 1, 1])):
+        corr = b.runtime(name, 10, 5, args={"grid": grid, "block": [256, 1, 1]})
+        b.kernel(f"k_{name}", 20, 5, correlation=corr)
+    f = load(b)
+    grids = dict(zip(f.gpu_ops["name"].astype(str), f.gpu_ops["grid"]))
+    assert grids == {"k_hipExtModuleLaunchKernel": 2.0, "k_hipLaunchKernel": 3.0}
