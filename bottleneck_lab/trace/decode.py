@@ -62,20 +62,13 @@ class Args(msgspec.Struct, frozen=True, gc=False, rename={
     "input_type": "Input type",
     "concrete_inputs": "Concrete Inputs",
     "seq": "Sequence number",
-    "fwd_tid": "Fwd thread id",
     "occupancy_pct": "est. achieved occupancy %",
-    "regs": "registers per thread",
-    "smem_bytes": "shared memory",
     "total_allocated": "Total Allocated",
     "total_reserved": "Total Reserved",
     "alloc_bytes": "Bytes",
     "addr": "Addr",
     "device_id": "Device Id",
     "device_type": "Device Type",
-    "collective": "Collective name",
-    "in_nelems": "In msg nelems",
-    "out_nelems": "Out msg nelems",
-    "group_size": "Group size",
 }):
     """The `args` keys the analysis reads; every other key is skipped while decoding."""
 
@@ -87,25 +80,16 @@ class Args(msgspec.Struct, frozen=True, gc=False, rename={
     block: Any = None
     bytes: Num = None
     occupancy_pct: Num = None
-    regs: Num = None
-    smem_bytes: Num = None
     input_dims: Any = None
     input_type: Any = None
     concrete_inputs: Any = None
     seq: Num = None
-    fwd_tid: Num = None
     total_allocated: Num = None
     total_reserved: Num = None
     alloc_bytes: Num = None
     addr: Num = None
     device_id: Num = None
     device_type: Num = None
-    collective: Union[str, None] = None
-    in_nelems: Num = None
-    out_nelems: Num = None
-    group_size: Num = None
-    dtype: Union[str, None] = None
-    name: Any = None
 
 
 NO_ARGS = Args()
@@ -316,19 +300,17 @@ def _kind(cat: str | None) -> int:
 
 
 # Which args each kind of row needs: reading only these keeps decoding fast.
-GPU_ARGS = ("external_id", "correlation", "device", "stream", "bytes", "occupancy_pct", "regs",
-            "smem_bytes", "in_nelems", "out_nelems", "group_size")
+GPU_ARGS = ("external_id", "correlation", "device", "stream", "bytes", "occupancy_pct")
 ARGS_OF_KIND = {
     KERNEL: GPU_ARGS, MEMCPY: GPU_ARGS, MEMSET: GPU_ARGS, SYNC: GPU_ARGS,
     RUNTIME: ("external_id", "correlation"),
-    CPU_OP: ("external_id", "seq", "fwd_tid"),
+    CPU_OP: ("external_id", "seq"),
     ANNOTATION: ("external_id",), GPU_ANNOTATION: ("external_id", "device", "stream"),
     PYTHON: (),
     MEMORY: ("total_allocated", "total_reserved", "alloc_bytes", "addr", "device_id", "device_type"),
 }
 OBJECT_ARGS_OF_KIND = {
     CPU_OP: ("input_dims", "input_type", "concrete_inputs"),
-    KERNEL: ("collective", "dtype"),
 }
 
 

@@ -161,12 +161,10 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
 
     gpu = _table(t, (D.KERNEL, D.MEMCPY, D.MEMSET), names,
                  id_cols=("correlation", "external_id", "device", "stream"),
-                 float_cols=("grid", "block", "occupancy_pct", "regs", "smem_bytes", "bytes",
-                             "in_nelems", "out_nelems", "group_size"),
-                 object_cols=("collective", "dtype"))
+                 float_cols=("grid", "block", "occupancy_pct", "bytes"))
     runtime = _table(t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"),
                      float_cols=("grid", "block"))
-    cpu = _table(t, (D.CPU_OP,), names, id_cols=("external_id", "seq", "fwd_tid"),
+    cpu = _table(t, (D.CPU_OP,), names, id_cols=("external_id", "seq"),
                  object_cols=("input_dims", "input_type", "concrete_inputs"))
     ann = _table(t, (D.ANNOTATION, D.GPU_ANNOTATION), names, id_cols=("external_id",))
     memory = _table(t, (D.MEMORY,), names,
