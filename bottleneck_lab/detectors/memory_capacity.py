@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .. import memory
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..trace import TraceFrame
-from ._common import cost, when
+from ._common import when
 from ._memory import capacity_pct, human, peak_evidence
 
 CODE = "memory-capacity"
@@ -81,9 +81,10 @@ def detect(frame: TraceFrame, cfg: Config):
     calls = _allocator_calls(frame)
     steady = calls.loc[calls["step"] >= 1] if len(frame.steps) > 1 else calls.iloc[:0]
     n_steady = max(len(frame.steps) - 1, 1)
-    _, share = cost(frame, float(steady["dur"].sum()))
     per_step_calls = len(steady) / n_steady
     lost = round(float(steady["dur"].sum()) / n_steady, 1)  # over the steady steps only
+    steady_us = float(frame.steps["dur"].iloc[1:].sum()) if len(frame.steps) > 1 else 0.0
+    share = round(100.0 * float(steady["dur"].sum()) / steady_us, 2) if steady_us > 0 else 0.0
     evidence["allocator_calls_first_step"] = int((calls["step"] == 0).sum())
     evidence["allocator_calls_per_steady_step"] = round(per_step_calls, 1)
     evidence["allocator_us_per_steady_step"] = lost
