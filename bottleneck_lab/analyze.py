@@ -52,7 +52,7 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         extra["main_device"] = dev
         extra["idle_us_per_step_by_cause"] = {
             k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()}
-        k = facts.kernels(frame)
+        k = facts.kernels(frame, dev)
         extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
     if eff.flops_per_step is not None:
         extra["flops_per_step_by_dtype"] = {k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()}

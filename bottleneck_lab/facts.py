@@ -273,9 +273,13 @@ def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> li
     return [{"op": n, "overlap_us": round(float(v), 1)} for n, v in by_name.head(top).items()]
 
 
-def kernels(frame: TraceFrame) -> pd.DataFrame:
+def kernels(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
+    """Kernels (no copies or memsets), of one device when given."""
     g = frame.gpu_ops
-    return g.loc[g["kind"] == "kernel"]
+    mask = g["kind"] == "kernel"
+    if device is not None:
+        mask &= g["device"] == device
+    return g.loc[mask]
 
 
 def sm_count(frame: TraceFrame) -> int | None:
@@ -288,7 +292,7 @@ def sm_count(frame: TraceFrame) -> int | None:
 def underfilled_share(frame: TraceFrame) -> float | None:
     """Share of kernel time in kernels whose grid has fewer blocks than the GPU has SMs."""
     sms = sm_count(frame)
-    k = kernels(frame)
+    k = kernels(frame, main_device(frame))
     k = k.loc[k["grid"].notna()]
     if not sms or not len(k) or k["dur"].sum() <= 0:
         return None

@@ -31,8 +31,7 @@ class Config:
 
 def detect(frame: TraceFrame, cfg: Config):
     dev = facts.main_device(frame)
-    k = facts.kernels(frame)
-    k = k.loc[k["device"] == dev]
+    k = facts.kernels(frame, dev)
     is_comm = name_mask(k["name"], facts.COLLECTIVE)
     comm = k.loc[is_comm & (k["step"].to_numpy() >= 0)]
     if not len(comm):

@@ -34,7 +34,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if not facts.batch_is_small(frame):
         return []
     sms = facts.sm_count(frame) or 0
-    k = facts.kernels(frame)
+    k = facts.kernels(frame, facts.main_device(frame))  # measured against that device's SMs
     k = k.loc[k["step"] >= 0]
     if not len(k):
         return []
