@@ -25,15 +25,22 @@ class UsageError(Exception):
     """Bad arguments or input: one line on stderr, exit 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr (with where to get help), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="bottleneck-lab",
         description="Read a PyTorch profiler (Kineto) trace and say why the training step is slow.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"bottleneck-lab {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     a = sub.add_parser("analyze", help="diagnose a trace file or a directory of rank traces",
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
