@@ -16,7 +16,7 @@ from . import facts
 from .flops.models import COMPUTE_CATEGORIES, counted_op_costs
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
 from .trace import TraceFrame
-from .trace.frame import name_mask
+from .trace.frame import name_mask, nearest_ancestor
 
 # Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS/cuDNN naming).
 TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
@@ -214,19 +214,9 @@ def _mixed_peak(peak: DevicePeak | None, by_dtype: dict[str, float], dominant: s
 def _flop_owner(frame: TraceFrame, counted_rows: np.ndarray) -> np.ndarray:
     """For each GPU op, the counted op that launched it (directly or through child ops), else -1."""
     ops = frame.cpu_ops
-    is_counted = np.zeros(len(ops) + 1, dtype=bool)
+    is_counted = np.zeros(len(ops), dtype=bool)
     is_counted[counted_rows] = True
-    parent = np.append(ops["parent"].to_numpy(), -1)
-    cur = frame.gpu_ops["op"].to_numpy().copy()
-    owner = np.full(len(cur), -1)
-    for _ in range(int(ops["depth"].max()) + 2 if len(ops) else 0):
-        live = cur >= 0
-        if not live.any():
-            break
-        found = live & is_counted[np.where(live, cur, len(ops))]
-        owner[found] = cur[found]
-        cur = np.where(live & ~found, parent[np.where(live, cur, len(ops))], -1)
-    return owner
+    return nearest_ancestor(ops["parent"].to_numpy(), frame.gpu_ops["op"].to_numpy(), is_counted)
 
 
 def kernel_flops(frame: TraceFrame) -> pd.DataFrame:

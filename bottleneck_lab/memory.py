@@ -34,6 +34,7 @@ import pandas as pd
 from . import facts
 from .trace import TraceFrame
 from .trace import intervals as iv
+from .trace.frame import nearest_ancestor
 
 CPU, CUDA = 0, 1  # `Device Type` of a [memory] event
 EVALUATE_FUNCTION = "autograd::engine::evaluate_function: "
@@ -200,13 +201,8 @@ def _op_roles(frame: TraceFrame) -> dict[str, np.ndarray]:
         parent = ops["parent"].to_numpy()
         has_parent = parent >= 0
         node = has_parent & ev[np.maximum(parent, 0)]
-        # inside_bw: some ancestor is an evaluate_function (a vectorised walk up the tree).
-        inside = np.zeros(len(ops), dtype=bool)
-        cur = parent.copy()
-        while (cur >= 0).any():
-            ok = cur >= 0
-            inside |= ok & ev[np.maximum(cur, 0)]
-            cur = np.where(ok, parent[np.maximum(cur, 0)], -1)
+        # inside_bw: some ancestor is an evaluate_function.
+        inside = nearest_ancestor(parent, parent, ev) >= 0
         c["roles"] = {"evaluate_function": ev, "node": node, "in_backward": inside}
     return c["roles"]
 
@@ -461,15 +457,9 @@ def recompute_rows(frame: TraceFrame) -> np.ndarray:
     if "recompute_rows" not in c:
         ops = frame.cpu_ops
         r = _op_roles(frame)
-        mark = (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
-        parent = ops["parent"].to_numpy()
+        rerun = (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
         # Children of a recomputed op belong to it even when they carry no Sequence number.
-        for _ in range(int(ops["depth"].max()) + 1 if len(ops) else 0):
-            more = ~mark & (parent >= 0) & mark[np.maximum(parent, 0)]
-            if not more.any():
-                break
-            mark |= more
-        c["recompute_rows"] = mark
+        c["recompute_rows"] = nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), rerun) >= 0
     return c["recompute_rows"]
 
 
@@ -535,12 +525,7 @@ def _recompute_allocations(frame: TraceFrame, rows: np.ndarray, n_steps: int) ->
         return total, largest
     ops = frame.cpu_ops
     parent = ops["parent"].to_numpy()
-    root = rows.copy()
-    while True:
-        up = parent[root]
-        if not (up >= 0).any():
-            break
-        root = np.where(up >= 0, up, root)
+    root = nearest_ancestor(parent, rows, parent < 0)  # each row's outermost op
     ots, oend = ops["ts"].to_numpy()[rows], ops["end"].to_numpy()[rows]
     opid, otid = ops["pid"].to_numpy()[rows], ops["tid"].to_numpy()[rows]
     owner = np.full(len(cv), -1)

@@ -236,6 +236,19 @@ def _grid_from_launch(gpu: pd.DataFrame, runtime: pd.DataFrame, launched: np.nda
     gpu["block"] = np.where(np.isnan(gpu["block"].to_numpy()), block, gpu["block"].to_numpy())
 
 
+def nearest_ancestor(parent: np.ndarray, start: np.ndarray, is_target: np.ndarray) -> np.ndarray:
+    """For each start row (-1 = none), the first cpu_op at or above it along `parent` for which
+    `is_target` holds, else -1. One vectorised step per level of nesting."""
+    cur = np.asarray(start, dtype=np.int64).copy()
+    out = np.full(len(cur), -1, dtype=np.int64)
+    while (live := cur >= 0).any():
+        c = np.where(live, cur, 0)
+        hit = live & is_target[c]
+        out[hit] = cur[hit]
+        cur = np.where(live & ~hit, parent[c], -1)
+    return out
+
+
 def _follow(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """values[rows] where rows >= 0, else -1 (safe when `values` is empty)."""
     out = np.full(len(rows), -1, dtype=np.int64)

@@ -336,3 +336,14 @@ def test_rocm_ext_module_launch_grid_is_work_items_divided_by_block():
     f = load(b)
     grids = dict(zip(f.gpu_ops["name"].astype(str), f.gpu_ops["grid"]))
     assert grids == {"k_hipExtModuleLaunchKernel": 2.0, "k_hipLaunchKernel": 3.0}
+
+
+def test_nearest_ancestor_walks_up_to_the_first_target():
+    import numpy as np
+
+    from bottleneck_lab.trace.frame import nearest_ancestor
+
+    parent = np.array([-1, 0, 1, 2, -1])  # 0 <- 1 <- 2 <- 3, and 4 alone
+    target = np.array([True, False, True, False, False])
+    assert nearest_ancestor(parent, np.array([3, 1, 4, -1, 0]), target).tolist() == [2, 0, -1, -1, 0]
+    assert nearest_ancestor(parent, np.arange(5), parent < 0).tolist() == [0, 0, 0, 0, 4]
