@@ -13,6 +13,7 @@ import numpy as np
 from . import facts
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .demos import sidecar_path
 from .memory import peak_memory_bytes
 from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
 from .trace import TraceFrame
@@ -82,11 +83,9 @@ def sidecar_nvml(path: str) -> dict[str, Any] | None:
     """NVML readings from a capture sidecar (`X.meta.json` beside `X.json.gz`), if there is one:
     they show "GPU busy" as the driver counts it (any kernel running), next to MFU (how much of
     the peak that work used), so people see that 98% busy can be 40% of peak."""
-    p = Path(path)
-    if not p.is_file():
+    if not Path(path).is_file():
         return None
-    stem = p.name.removesuffix(".gz").removesuffix(".json")
-    meta = p.with_name(stem + ".meta.json")
+    meta = sidecar_path(path)
     try:
         nvml = json.loads(meta.read_text()).get("nvml") or {}
     except (OSError, ValueError, AttributeError):

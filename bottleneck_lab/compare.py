@@ -37,7 +37,8 @@ class Comparison:
         return {"schema": "bottleneck-lab/compare/1", **asdict(self)}
 
 
-def _serious(d: Diagnosis) -> dict[str, str]:
+def serious_findings(d: Diagnosis) -> dict[str, str]:
+    """Code -> title of the findings of severity medium or high."""
     return {f.code: f.title for f in d.findings if f.severity in ("medium", "high")}
 
 
@@ -52,7 +53,7 @@ def compare(before: tuple[list[TraceFrame], Diagnosis], after: tuple[list[TraceF
         b, a = getattr(db.summary, field), getattr(da.summary, field)
         rows.append({"label": label, "before": b, "after": a,
                      "ratio": round(a / b, 3) if a is not None and b else None, "better": better})
-    sb, sa = _serious(db), _serious(da)
+    sb, sa = serious_findings(db), serious_findings(da)
     ckpt = None
     if _has_recompute(fa) != _has_recompute(fb):
         checkpointed, baseline = (fa[0], fb[0]) if _has_recompute(fa) else (fb[0], fa[0])

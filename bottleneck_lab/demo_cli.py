@@ -101,10 +101,9 @@ def side_by_side(name: str, metas: dict[str, dict], diags: dict[str, Any], devic
                 f"loading share {os.cpu_count()} cores, so the effect is smaller: see traces/README.md "
                 "for the GPU runs)"]
 
-    def serious(d) -> dict[str, str]:
-        return {x.code: x.title for x in d.findings if x.severity in ("medium", "high")}
+    from .compare import serious_findings
 
-    sb, sf = serious(diags["bad"]), serious(diags["fixed"])
+    sb, sf = serious_findings(diags["bad"]), serious_findings(diags["fixed"])
     out += ["", "  findings (medium/high) in bad:" + ("" if sb else " none")]
     out += [f"    - {t}" for t in sb.values()]
     gone = [c for c in sb if c not in sf]

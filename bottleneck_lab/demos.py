@@ -106,12 +106,17 @@ def run_demo(
     return trace
 
 
+def sidecar_path(trace: str | Path) -> Path:
+    """The capture sidecar beside a trace: `X.meta.json` for `X.json.gz` or `X.json`."""
+    p = Path(trace)
+    if p.name.endswith(".meta.json"):
+        return p
+    return p.with_name(p.name.removesuffix(".gz").removesuffix(".json") + ".meta.json")
+
+
 def load_meta(path: str | Path) -> dict[str, Any]:
     """Read a sidecar; `path` may be the trace (`bad.json.gz`) or the sidecar itself."""
-    p = Path(path)
-    if p.name.endswith(".json.gz"):
-        p = p.with_name(p.name[: -len(".json.gz")] + ".meta.json")
-    return json.loads(p.read_text())
+    return json.loads(sidecar_path(path).read_text())
 
 
 def metric_value(meta: Mapping[str, Any], metric: str) -> float | None:
