@@ -57,7 +57,8 @@ def step_stats(frame: TraceFrame) -> StepStats | None:
 
 
 def step_windows(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint union of the step windows (steps overlap once extended to their GPU work)."""
+    """The step windows as sorted disjoint intervals (back to back, with any time between
+    ProfilerSteps left out)."""
     s = frame.steps
     return iv.union(s["ts"].to_numpy(), s["end"].to_numpy())
 

@@ -414,10 +414,11 @@ def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.
     steps = steps.reset_index(drop=True)
     end = steps["cpu_end"].to_numpy().copy()
     if len(gpu) and steps["marked"].iloc[0]:
+        # A GPU op belongs to the step whose CPU span launched it (its own start if unlinked).
         launch = gpu["launch"].to_numpy()
-        launch_ts = _follow(launch, np.arange(len(runtime)))
-        when = np.where(launch_ts >= 0, runtime["ts"].to_numpy()[np.maximum(launch_ts, 0)] if len(runtime) else 0.0,
-                        gpu["ts"].to_numpy())
+        linked = (launch >= 0) & (launch < len(runtime))
+        when = gpu["ts"].to_numpy().copy()
+        when[linked] = runtime["ts"].to_numpy()[launch[linked]]
         s = _window_of(when, steps)
         ok = s >= 0
         np.maximum.at(end, s[ok], gpu["end"].to_numpy()[ok])
