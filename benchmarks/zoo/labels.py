@@ -1,0 +1,133 @@
+"""What each zoo run really is: the ground truth the accuracy scorer holds the analyzer to.
+
+Labels come from how a scenario is built (benchmarks/zoo/scenarios.py), never from what the
+analyzer said. For every captured run:
+
+    top       the finding kinds that may come first among severity >= medium (the diagnosis);
+              None: a healthy run, where no finding of severity >= medium is right
+    allowed   kinds the run really has, so a finding of severity >= medium of one of these is
+              not a false alarm (the top kinds are always allowed)
+
+A pair's measured saving is 1 - fixed/bad time per sample (per step when the batch is the same),
+from the sidecars' synchronised step times. `memory` pairs trade time for memory: their saving is
+the peak memory saved, and the scorer compares no time estimate for them.
+
+Imports no torch: the scorer and the tests read it on machines without a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MEMORY_KINDS = frozenset({"activation_memory", "memory_capacity", "recompute"})
+
+
+@dataclass(frozen=True)
+class Run:
+    top: frozenset[str] | None  # None: healthy
+    allowed: frozenset[str] = frozenset()
+
+    @property
+    def healthy(self) -> bool:
+        return self.top is None
+
+    def acceptable(self) -> frozenset[str]:
+        return (self.top or frozenset()) | self.allowed
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    what: str
+    runs: dict[str, Run]  # variant -> label; a pair has "bad" and "fixed"
+    gpus: int = 1
+    memory: bool = False  # the fix trades step time for memory (score memory saved, not time)
+    source: str = "zoo"  # "zoo" (traces/zoo/NAME) or "demo" (traces/h100/NAME)
+
+    @property
+    def is_pair(self) -> bool:
+        return "bad" in self.runs and "fixed" in self.runs
+
+
+def _k(*kinds: str) -> frozenset[str]:
+    return frozenset(kinds)
+
+
+HEALTHY = Run(None)
+# Idle at a step's edges and per-step optimizer work are present in every real run; at low
+# severity they are fine, so a healthy label allows nothing at >= medium.
+
+ZOO: tuple[Scenario, ...] = (
+    Scenario("resnet50_precision",
+             "torchvision ResNet-50 training, batch 64: default flags (FP32, cuDNN TF32, NCHW) vs "
+             "BF16 autocast + channels_last",
+             {"bad": Run(_k("precision")), "fixed": HEALTHY}),
+    Scenario("gpt2_adamw_foreach",
+             "HF GPT-2 (124M, config) training, BF16 autocast, batch 8x512: AdamW(foreach=False) vs "
+             "AdamW(fused=True)",
+             {"bad": Run(_k("launch_overhead")), "fixed": HEALTHY}),
+    Scenario("resnet18_small_batch",
+             "torchvision ResNet-18 training, BF16 + channels_last: batch 8 vs batch 256",
+             {"bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")), "fixed": HEALTHY}),
+    Scenario("small_h2d_copies",
+             "128 feature tensors copied to the GPU one by one from pageable memory vs one pinned, "
+             "collated non_blocking copy (MLP on top)",
+             {"bad": Run(_k("memcpy"), _k("sync_stall", "launch_overhead", "host_bound")),
+              "fixed": Run(None, _k("small_batch", "launch_overhead"))}),
+    Scenario("gpt2_generate_b1",
+             "HF GPT-2 generate() with KV cache, 16 new tokens: batch 1 vs batch 32",
+             {"bad": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall")),
+              "fixed": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall"))}),
+    Scenario("jpeg_loader",
+             "ResNet-50 BF16 training on JPEG files decoded with PIL + torchvision transforms: "
+             "num_workers=0 vs 12 workers with pinned memory",
+             {"bad": Run(_k("data_loading")), "fixed": HEALTHY}),
+    Scenario("fusion_mlp",
+             "8 pre-norm MLP blocks with hand-written RMSNorm and tanh-GELU (BF16, 16k tokens): eager "
+             "vs torch.compile",
+             {"bad": Run(_k("fusion")), "fixed": HEALTHY}),
+    Scenario("compile_dynamic_shapes",
+             "torch.compile(dynamic=False) on a 2-layer GPT-2 whose sequence length changes every "
+             "step vs padded to one length",
+             {"bad": Run(_k("host_bound")), "fixed": HEALTHY}),
+    Scenario("near_capacity_memory",
+             "HF GPT-2 medium training at a batch sized to ~90% of GPU memory vs gradient "
+             "checkpointing at the same batch",
+             {"bad": Run(_k("memory_capacity", "activation_memory")),
+              "fixed": Run(None, _k("recompute"))},
+             memory=True),
+    Scenario("vit_b16_healthy",
+             "torchvision ViT-B/16 training, BF16 autocast, batch 64, fused AdamW, loss.item() logged "
+             "every step",
+             {"healthy": HEALTHY}),
+    Scenario("bert_inference_healthy",
+             "HF BERT-base inference, BF16, batch 64 x 256 tokens, torch.inference_mode",
+             {"healthy": HEALTHY}),
+    Scenario("ddp_slow_rank",
+             "DDP on 2 GPUs, ResNet-50 BF16: rank 1 sleeps 30 ms per step (a slow host) vs no sleep",
+             {"bad": Run(_k("communication", "host_bound")), "fixed": HEALTHY},
+             gpus=2),
+    Scenario("fsdp2_gpt2",
+             "FSDP2 (fully_shard) GPT-2 medium on 2 GPUs, BF16 mixed precision, batch 8x1024",
+             {"healthy": Run(None, _k("communication"))},
+             gpus=2),
+)
+
+# The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
+DEMOS: tuple[Scenario, ...] = (
+    Scenario("dataloader", "demo", {"bad": Run(_k("data_loading")), "fixed": HEALTHY}, source="demo"),
+    Scenario("batch_size", "demo", {"bad": Run(_k("small_batch"), _k("launch_overhead")),
+                                     "fixed": HEALTHY}, source="demo"),
+    Scenario("precision", "demo", {"bad": Run(_k("precision")), "fixed": HEALTHY}, source="demo"),
+    Scenario("checkpointing", "demo", {"bad": Run(_k("activation_memory"), _k("memory_capacity")),
+                                        "fixed": Run(None, _k("recompute"))},
+             memory=True, source="demo"),
+    Scenario("sync", "demo", {"bad": Run(_k("sync_stall")), "fixed": HEALTHY}, source="demo"),
+    Scenario("launch_overhead", "demo", {"bad": Run(_k("launch_overhead")), "fixed": HEALTHY},
+             source="demo"),
+    Scenario("pageable_memcpy", "demo", {"bad": Run(_k("memcpy"), _k("sync_stall")),
+                                          "fixed": HEALTHY}, source="demo"),
+)
+
+ALL: tuple[Scenario, ...] = ZOO + DEMOS
+BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1,0 +1,489 @@
+"""The zoo: real architectures (torchvision, HF transformers, built from configs with random
+weights) trained or served the way people do, each bad/fixed pair differing in one thing.
+
+    python benchmarks/zoo/scenarios.py --out traces/zoo                  # every 1-GPU scenario
+    python benchmarks/zoo/scenarios.py --out traces/zoo --only jpeg_loader,fusion_mlp
+    python benchmarks/zoo/scenarios.py --one resnet50_precision --variant bad --out traces/zoo
+
+Each run is its own process (compile caches, DataLoader workers and allocator state never leak
+from one run into the next) and goes through `bottleneck_lab.capture`, which writes
+OUT/<scenario>/<variant>.json.gz and the sidecar with synchronised step time, FlopCounterMode
+FLOPs and max_memory_allocated. The labels (what each run really is) are in labels.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1])]
+
+import labels  # noqa: E402
+
+
+@dataclass
+class Built:
+    step: Callable[[], Any]
+    batch_size: int
+    config: dict[str, Any]
+    timed_steps: int = 5
+    flop_step: Callable[[], Any] | None = None
+    flops_note: str | None = None
+    quick: bool = False  # few warm-up/timed/profiled steps (each step compiles anew)
+    cleanup: Callable[[], None] | None = None
+
+
+def _torch():
+    import torch
+
+    torch.manual_seed(0)
+    return torch
+
+
+# ---- scenarios ----------------------------------------------------------------------------------
+
+
+def resnet50_precision(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    fixed = variant == "fixed"
+    model = torchvision.models.resnet50(weights=None).cuda()
+    fmt = torch.channels_last if fixed else torch.contiguous_format
+    model = model.to(memory_format=fmt)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=fixed):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, 64, {"model": "resnet50", "autocast": "bf16" if fixed else None,
+                            "channels_last": fixed, "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+                            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32})
+
+
+def _gpt2(n_layer: int = 12, n_embd: int = 768, n_head: int = 12, n_positions: int = 1024):
+    torch = _torch()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions,
+                     vocab_size=50304)
+    return GPT2LMHeadModel(cfg).cuda(), cfg, torch
+
+
+def gpt2_adamw_foreach(variant: str) -> Built:
+    model, cfg, torch = _gpt2()
+    opt = (torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True) if variant == "fixed"
+           else torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False))
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, 8, {"model": "gpt2-124M", "optimizer": "AdamW(fused=True)" if variant == "fixed"
+                           else "AdamW(foreach=False)", "tokens": 8 * 512, "autocast": "bf16"})
+
+
+def resnet18_small_batch(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    batch = 256 if variant == "fixed" else 8
+    model = torchvision.models.resnet18(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, batch, {"model": "resnet18", "autocast": "bf16", "channels_last": True},
+                 timed_steps=20)
+
+
+def small_h2d_copies(variant: str) -> Built:
+    torch = _torch()
+    n_feat, rows, width = 128, 256, 64
+    feats = [torch.randn(rows, width) for _ in range(n_feat)]  # pageable, as a collate leaves them
+    pinned = torch.empty(rows, n_feat * width).pin_memory()
+    model = torch.nn.Sequential(torch.nn.Linear(n_feat * width, 4096), torch.nn.GELU(),
+                                torch.nn.Linear(4096, 4096), torch.nn.GELU(),
+                                torch.nn.Linear(4096, 1)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), fused=True)
+
+    def step():
+        if variant == "fixed":  # collate on the host into pinned memory, one async copy
+            torch.cat(feats, dim=1, out=pinned)
+            x = pinned.to("cuda", non_blocking=True)
+        else:  # one blocking pageable copy per feature
+            x = torch.cat([f.to("cuda") for f in feats], dim=1)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, rows, {"features": n_feat, "feature_shape": [rows, width],
+                              "copy": "pinned collated non_blocking" if variant == "fixed"
+                              else "pageable, one .to() per feature"}, timed_steps=20)
+
+
+def gpt2_generate_b1(variant: str) -> Built:
+    model, cfg, torch = _gpt2()
+    model.eval()
+    batch = 32 if variant == "fixed" else 1
+    prompt = torch.randint(0, cfg.vocab_size, (batch, 64), device="cuda")
+    mask = torch.ones_like(prompt)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            model.generate(input_ids=prompt, attention_mask=mask, max_new_tokens=16, min_new_tokens=16,
+                           do_sample=False, pad_token_id=0)
+
+    return Built(step, batch, {"model": "gpt2-124M", "prompt": 64, "new_tokens": 16,
+                               "autocast": "bf16", "kv_cache": True}, timed_steps=3)
+
+
+_JPEG_DIR = Path("/tmp/zoo_jpegs")
+
+
+def _make_jpegs(n: int = 1024, size: int = 256) -> list[Path]:
+    import numpy as np
+    from PIL import Image
+
+    _JPEG_DIR.mkdir(exist_ok=True)
+    paths = [_JPEG_DIR / f"{i:05d}.jpg" for i in range(n)]
+    if all(p.exists() for p in paths):
+        return paths
+    rng = np.random.default_rng(0)
+    yy, xx = np.mgrid[0:size, 0:size]
+    for i, p in enumerate(paths):  # smooth colour fields plus noise: photo-like JPEG sizes
+        base = np.stack([(xx * (i % 7 + 1) + yy * (c + 1)) % 256 for c in range(3)], -1)
+        img = np.clip(base + rng.normal(0, 24, base.shape), 0, 255).astype(np.uint8)
+        Image.fromarray(img).save(p, quality=90)
+    return paths
+
+
+class _JpegDataset:
+    """Decode, random crop and flip on the CPU; uint8 out (normalised on the GPU, 4x fewer bytes)."""
+
+    def __init__(self, paths):
+        from torchvision import transforms
+
+        self.paths = paths
+        self.tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
+                                      transforms.PILToTensor()])
+
+    def __len__(self):  # an epoch of 100 batches: prefetching never stalls at an epoch's end
+        return 100 * 128
+
+    def __getitem__(self, i):
+        from PIL import Image
+
+        with Image.open(self.paths[i % len(self.paths)]) as im:
+            return self.tf(im.convert("RGB")), i % 1000
+
+
+def jpeg_loader(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    fixed = variant == "fixed"
+    ds = _JpegDataset(_make_jpegs())
+    loader = torch.utils.data.DataLoader(
+        ds, batch_size=128, shuffle=True, drop_last=True,
+        num_workers=12 if fixed else 0, pin_memory=fixed, persistent_workers=fixed,
+        prefetch_factor=4 if fixed else None)
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
+    std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
+    it = iter(())
+
+    def next_batch():
+        nonlocal it
+        try:
+            return next(it)
+        except StopIteration:
+            it = iter(loader)
+            return next(it)
+
+    def step():
+        x, y = next_batch()
+        x = x.to("cuda", non_blocking=True).to(memory_format=torch.channels_last)
+        x = (x.float() - mean) / std
+        y = y.to("cuda", non_blocking=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, 128, {"model": "resnet50", "num_workers": 12 if fixed else 0,
+                             "pin_memory": fixed, "files": len(ds.paths), "epoch": len(ds),
+                             "decode": "PIL JPEG, crop, flip on the CPU (uint8); normalise on the GPU"},
+                 timed_steps=4)
+
+
+def _rms_norm(x, w, eps=1e-6):  # by hand, as many codebases write it
+    return x * (x.float().pow(2).mean(-1, keepdim=True) + eps).rsqrt().to(x.dtype) * w
+
+
+def _gelu_tanh(x):  # by hand
+    return 0.5 * x * (1.0 + (0.7978845608 * (x + 0.044715 * x * x * x)).tanh())
+
+
+def _mlp_stack(torch, dim: int, layers: int):
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(dim))
+            self.up = nn.Linear(dim, 4 * dim, bias=False)
+            self.down = nn.Linear(4 * dim, dim, bias=False)
+
+        def forward(self, x):
+            return x + self.down(_gelu_tanh(self.up(_rms_norm(x, self.w))))
+
+    return nn.Sequential(*[Block() for _ in range(layers)])
+
+
+def fusion_mlp(variant: str) -> Built:
+    torch = _torch()
+    dim, layers, tokens = 1024, 8, 16384
+    model = _mlp_stack(torch, dim, layers).cuda().to(torch.bfloat16)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model) if variant == "fixed" else model
+    x = torch.randn(tokens, dim, device="cuda", dtype=torch.bfloat16)
+
+    def step():
+        loss = run(x).float().pow(2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    def eager_step():
+        loss = model(x).float().pow(2).mean()
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+
+    return Built(step, tokens, {"dim": dim, "layers": layers, "tokens": tokens, "dtype": "bf16",
+                                "compiled": variant == "fixed"}, timed_steps=10,
+                 flop_step=eager_step if variant == "fixed" else None,
+                 flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides "
+                            "its ops)" if variant == "fixed" else None)
+
+
+def compile_dynamic_shapes(variant: str) -> Built:
+    model, cfg, torch = _gpt2(n_layer=2, n_embd=512, n_head=8)
+    import torch._dynamo
+
+    for knob in ("cache_size_limit", "recompile_limit"):
+        if hasattr(torch._dynamo.config, knob):
+            setattr(torch._dynamo.config, knob, 256)
+    compiled = torch.compile(model, dynamic=False)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    batch, max_len = 16, 512
+    n = 0
+
+    def batch_ids():
+        nonlocal n
+        n += 1
+        length = 128 + 8 * (n % 48)  # a new sequence length every step, as unpadded text gives
+        ids = torch.randint(0, cfg.vocab_size, (batch, length), device="cuda")
+        if variant == "fixed":  # pad every batch to one length: one graph, compiled once
+            ids = torch.nn.functional.pad(ids, (0, max_len - length), value=0)
+        return ids
+
+    def step():
+        ids = batch_ids()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = compiled(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    def eager_step():
+        ids = torch.randint(0, cfg.vocab_size, (batch, 320 if variant == "bad" else max_len), device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            model(input_ids=ids, labels=ids).loss.backward()
+        model.zero_grad(set_to_none=True)
+
+    return Built(step, batch, {"model": "gpt2 2x512", "dynamic": False,
+                               "seq_len": "128..504 changing every step" if variant == "bad"
+                               else f"padded to {max_len}"},
+                 timed_steps=1 if variant == "bad" else 10, flop_step=eager_step, quick=variant == "bad",
+                 flops_note="FlopCounterMode over one eager step at the mean length (bad: lengths "
+                            "change every step, so trace FLOPs differ per step)")
+
+
+def near_capacity_memory(variant: str) -> Built:
+    model, cfg, torch = _gpt2(n_layer=24, n_embd=1024, n_head=16)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    seq = 1024
+
+    def run(batch):
+        ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    def peak(batch):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        run(batch)
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated()
+
+    # Size the batch so the un-checkpointed step peaks near 90% of the device (both variants use
+    # the same batch; only the fixed one checkpoints).
+    total = torch.cuda.get_device_properties(0).total_memory
+    peak(2)  # the first step allocates optimizer state and library workspaces
+    p2, p4 = peak(2), peak(4)
+    batch = max(2, int(2 + (0.90 * total - p2) / max((p4 - p2) / 2, 1)))
+    if variant == "fixed":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model.train()
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, batch, {"model": "gpt2-medium (config)", "seq": seq, "batch": batch,
+                               "checkpointing": variant == "fixed", "sized_for_pct_of_memory": 90},
+                 timed_steps=2)
+
+
+def vit_b16_healthy(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.vit_b_16(weights=None).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    log = []
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        log.append(loss.item())  # what nearly every training loop does
+
+    return Built(step, 64, {"model": "vit_b_16", "autocast": "bf16", "optimizer": "AdamW(fused)",
+                            "loss_item_every_step": True})
+
+
+def bert_inference_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    model = BertForMaskedLM(BertConfig()).cuda().eval()
+    ids = torch.randint(0, 30522, (64, 256), device="cuda")
+    mask = torch.ones_like(ids)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            model(input_ids=ids, attention_mask=mask)
+
+    return Built(step, 64, {"model": "bert-base (config)", "tokens": 64 * 256, "autocast": "bf16",
+                            "mode": "inference"}, timed_steps=10)
+
+
+BUILDERS: dict[str, Callable[[str], Built]] = {
+    f.__name__: f for f in (resnet50_precision, gpt2_adamw_foreach, resnet18_small_batch,
+                            small_h2d_copies, gpt2_generate_b1, jpeg_loader, fusion_mlp,
+                            compile_dynamic_shapes, near_capacity_memory, vit_b16_healthy,
+                            bert_inference_healthy)}
+
+
+# ---- running ------------------------------------------------------------------------------------
+
+
+def run_one(name: str, variant: str, out: Path) -> None:
+    from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
+
+    built = BUILDERS[name](variant)
+    settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
+    timing = (TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0) if built.quick
+              else TimingSettings(min_seconds=1.0))
+    capture(built.step, demo=name, variant=variant, device="cuda", out_dir=out / name,
+            batch_size=built.batch_size, timed_steps=built.timed_steps, flop_step=built.flop_step,
+            flops_note=built.flops_note, config=built.config, settings=settings, timing=timing)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=Path("traces/zoo"))
+    p.add_argument("--only", default=None, help="comma-separated scenario names")
+    p.add_argument("--one", default=None, help="run one scenario in this process")
+    p.add_argument("--variant", default=None)
+    p.add_argument("--timeout", type=float, default=300.0)
+    args = p.parse_args()
+    if args.one:
+        run_one(args.one, args.variant, args.out)
+        sys.stdout.flush()
+        os._exit(0)  # persistent DataLoader workers otherwise hold the exit for seconds each
+    names = args.only.split(",") if args.only else list(BUILDERS)
+    rows = []
+    for name in names:
+        for variant in labels.BY_NAME[name].runs:
+            t0 = time.time()
+            try:
+                proc = subprocess.run([sys.executable, __file__, "--one", name, "--variant", variant,
+                                       "--out", str(args.out)], timeout=args.timeout,
+                                      capture_output=True, text=True)
+                ok = proc.returncode == 0
+                if not ok:
+                    print(f"--- {name}/{variant} failed:\n{proc.stderr[-3000:]}", flush=True)
+            except subprocess.TimeoutExpired:
+                ok = False
+                print(f"--- {name}/{variant} timed out after {args.timeout:.0f} s", flush=True)
+            meta_path = args.out / name / f"{variant}.meta.json"
+            meta = json.loads(meta_path.read_text()) if ok and meta_path.exists() else {}
+            rows.append((name, variant, ok, time.time() - t0, meta))
+            print(f"{name}/{variant}: {'ok' if ok else 'FAILED'} in {time.time() - t0:.0f} s", flush=True)
+    print(f"\n{'scenario':<26}{'variant':<9}{'ok':<4}{'wall s':>7}{'step ms':>10}{'batch':>7}"
+          f"{'peak MiB':>10}{'TFLOP/s':>9}{'MB':>6}")
+    for name, variant, ok, wall, meta in rows:
+        step_ms = (meta.get("step_time_ms") or {}).get("median")
+        peak = meta.get("max_memory_allocated_bytes")
+        print(f"{name:<26}{variant:<9}{'y' if ok else 'N':<4}{wall:>7.0f}"
+              f"{step_ms if step_ms is not None else float('nan'):>10.2f}{meta.get('batch_size', 0):>7}"
+              f"{(peak or 0) / 2**20:>10.0f}{meta.get('achieved_tflops') or 0:>9.1f}"
+              f"{meta.get('trace_bytes', 0) / 1e6:>6.1f}")
+    return 0 if all(r[2] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
