@@ -53,6 +53,13 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         extra["main_device"] = dev
         extra["idle_us_per_step_by_cause"] = {
             k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()}
+        overhead = facts.profiler_overhead_us(frame) / max(stats.count, 1)
+        extra["profiler_overhead"] = {
+            "idle_us_per_step": round(overhead, 1),
+            "step_time_us_without_profiler_est": round(facts.step_time_without_profiler_us(frame), 1),
+            "us_per_recorded_op": facts.PROFILER_US_PER_OP,
+            "note": "idle in host-caused gaps that only the profiler's per-op recording cost created; "
+                    "findings' time estimates leave it out"}
         k = facts.kernels(frame, dev)
         extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
     if eff.flops_per_step is not None:

@@ -73,7 +73,8 @@ ZOO: tuple[Scenario, ...] = (
              "128 feature tensors copied to the GPU one by one from pageable memory vs one pinned, "
              "collated non_blocking copy (MLP on top)",
              {"bad": Run(_k("memcpy"), _k("sync_stall", "launch_overhead", "host_bound")),
-              "fixed": Run(None, _k("small_batch", "launch_overhead"))}),
+              # collating 128 tensors into pinned memory is real host work in the step
+              "fixed": Run(None, _k("host_bound", "launch_overhead"))}),
     Scenario("gpt2_generate_b1",
              "HF GPT-2 generate() with KV cache, 16 new tokens: batch 1 vs batch 32",
              {"bad": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall")),
@@ -105,11 +106,16 @@ ZOO: tuple[Scenario, ...] = (
              {"healthy": HEALTHY}),
     Scenario("ddp_slow_rank",
              "DDP on 2 GPUs, ResNet-50 BF16: rank 1 sleeps 30 ms per step (a slow host) vs no sleep",
-             {"bad": Run(_k("communication", "host_bound")), "fixed": HEALTHY},
+             {"bad": Run(_k("communication", "host_bound")),
+              # ResNet-50 at 64 per GPU on an H200 is host-bound even unperturbed: the GPU is ~60%
+              # busy at the synchronised step time (sidecars), so host-side findings are real.
+              "fixed": Run(None, _k("host_bound", "launch_overhead"))},
              gpus=2),
     Scenario("fsdp2_gpt2",
              "FSDP2 (fully_shard) GPT-2 medium on 2 GPUs, BF16 mixed precision, batch 8x1024",
-             {"healthy": Run(None, _k("communication"))},
+             # Not idle-free: GPU busy time is ~64% of the synchronised step (FSDP2's per-block
+             # hooks and all-gathers), so host and communication findings are real.
+             {"healthy": Run(None, _k("communication", "host_bound", "launch_overhead"))},
              gpus=2),
 )
 
