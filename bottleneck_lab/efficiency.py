@@ -314,3 +314,67 @@ def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[
             "gb_per_s": round(nbytes / us / 1e3, 1) if us > 0 and nbytes > 0 else None,
         })
     return out
+
+
+# Output tile edge of the GEMM kernels cuBLAS/cuDNN pick for large problems: a product with fewer
+# TILE x TILE output tiles than the GPU has SMs cannot give every SM work (split-K aside).
+TILE = 128
+
+
+def _shapes(dims) -> list[list[int]]:
+    return [d for d in (dims if isinstance(dims, list) else [])
+            if isinstance(d, list) and d and all(isinstance(x, int) for x in d)]
+
+
+def _tiles(name: str, dims, flops: float) -> float:
+    """Output tiles of one matrix-work op (implicit GEMM for convolutions: rows are
+    batch x output positions, never the batch alone); NaN when the shapes do not tell."""
+    s = _shapes(dims)
+    base = name.split("::")[-1]
+    t = lambda m, n: -(-m // TILE) * -(-n // TILE)  # noqa: E731
+    try:
+        if base in ("mm", "_scaled_mm", "addmm", "bmm", "baddbmm"):
+            a, b = (s[1], s[2]) if base in ("addmm", "baddbmm") and len(s) >= 3 else (s[0], s[1])
+            batch = a[0] if len(a) == 3 else 1
+            return float(batch * t(a[-2], b[-1]))
+        if "convolution_backward" in base:
+            g, w = s[0], s[2]  # grad_output [N, Cout, *spatial], weight [Cout, Cin/g, *k]
+            return float(t(g[0] * int(np.prod(g[2:])), w[0]))
+        if "conv" in base:
+            w = s[1]  # input, weight: rows = flops / (2 * weight elements) = batch x output positions
+            return float(t(int(flops / (2 * np.prod(w))), w[0]))
+        if "attention" in base or "flash" in base or "efficient" in base:
+            q = s[0]  # [batch, heads, queries, head_dim]: one query tile per (batch, head)
+            return float(q[0] * q[1] * -(-q[2] // TILE))
+    except (IndexError, ValueError, ZeroDivisionError):
+        pass
+    return float("nan")
+
+
+def work_fill(frame: TraceFrame) -> pd.DataFrame:
+    """Per matrix-work op (gemm, conv, attention with FLOPs): its row, FLOPs, output tiles and
+    `fill` = tiles / SM count (>= 1: enough independent work for every SM)."""
+    c = _cache(frame)
+    if "fill" in c:
+        return c["fill"]
+    ops = compute_ops(frame)
+    sms = facts.sm_count(frame)
+    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    dims = frame.cpu_ops["input_dims"].to_numpy()
+    rows = ops["row"].to_numpy()
+    tiles = np.array([_tiles(names[r], dims[r], f) for r, f in zip(rows, ops["flops"].to_numpy())])
+    c["fill"] = pd.DataFrame({"row": rows, "flops": ops["flops"].to_numpy(), "tiles": tiles,
+                              "fill": tiles / sms if sms else np.full(len(rows), np.nan)})
+    return c["fill"]
+
+
+def median_fill(frame: TraceFrame) -> float | None:
+    """FLOP-weighted median of `fill` over matrix work: below 1, most of the math runs in
+    products too small to occupy the GPU (a small batch, or micro-batch)."""
+    w = work_fill(frame)
+    w = w.loc[np.isfinite(w["fill"].to_numpy())]
+    if not len(w) or w["flops"].sum() <= 0:
+        return None
+    w = w.sort_values("fill")
+    cum = w["flops"].cumsum().to_numpy()
+    return float(w["fill"].to_numpy()[np.searchsorted(cum, cum[-1] / 2)])

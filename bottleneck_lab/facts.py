@@ -116,7 +116,17 @@ def sync_calls(frame: TraceFrame) -> pd.DataFrame:
         blocking = rt["end"].to_numpy()[launch] + SYNC_SLACK_US >= copies["end"].to_numpy()
         is_sync = named.copy()
         is_sync[launch[blocking]] = True
-        c["syncs"] = rt.loc[is_sync]
+        # A blocking host-to-device copy is a copy problem (pageable memory, no non_blocking), not
+        # a read of GPU values: the memcpy finding owns the idle it causes.
+        # (pageable copies block inside the copy call, or in the cudaStreamSynchronize that the
+        # same aten op issues right after it).
+        h2d_launch = launch[copies["copy_kind"].to_numpy() == "HtoD"]
+        h2d = np.zeros(len(rt), dtype=bool)
+        h2d[launch[blocking & (copies["copy_kind"].to_numpy() == "HtoD")]] = True
+        rt_op = rt["op"].to_numpy()
+        copy_ops = rt_op[h2d_launch]
+        h2d |= named & np.isin(rt_op, copy_ops[copy_ops >= 0])
+        c["syncs"] = rt.loc[is_sync].assign(h2d_copy=h2d[is_sync])
     return c["syncs"]
 
 
@@ -143,7 +153,7 @@ def idle_gaps(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
 
 def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     cols = ["start", "end", "dur", "step", "cause", "next_op", "next_launch_ts", "launches_in_gap",
-            "dataloader_us", "sync_call", "profiler_us", "exposed_us"]
+            "dataloader_us", "sync_call", "sync_is_h2d_copy", "profiler_us", "exposed_us"]
     if device is None or not len(frame.steps):
         return pd.DataFrame(columns=cols)
     bs, be = frame.busy_intervals(device)
@@ -183,12 +193,14 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
 
     sy = sync_calls(frame)
     sync_name = np.full(n, None, dtype=object)
+    sync_h2d = np.zeros(n, dtype=bool)
     if len(sy):
         sy = sy.sort_values("ts")
         # The sync call that was running when the gap began (the queue drained under it).
         owner = _covering_index(sy["ts"].to_numpy(), sy["end"].to_numpy(), gs)
         names = sy["name"].astype(object).to_numpy()
         sync_name = np.where(owner >= 0, names[np.maximum(owner, 0)], None)
+        sync_h2d = (owner >= 0) & sy["h2d_copy"].to_numpy()[np.maximum(owner, 0)]
 
     # The next op had not even been launched when the GPU went idle (or nothing more ran in the
     # step: the host never gave the GPU more work).
@@ -215,7 +227,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
         "step": steps["step"].to_numpy()[np.maximum(si, 0)] if len(steps) else -1,
         "cause": cause, "next_op": next_name, "next_launch_ts": next_launch_ts,
         "launches_in_gap": launches_in_gap, "dataloader_us": dl_us, "sync_call": sync_name,
-        "profiler_us": profiler_us, "exposed_us": dur - profiler_us,
+        "sync_is_h2d_copy": sync_h2d, "profiler_us": profiler_us, "exposed_us": dur - profiler_us,
     })
 
 
@@ -247,20 +259,28 @@ def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.n
 # With a small batch, host gaps shorter than this are per-step overhead that a bigger batch
 # amortises; longer ones (a logging call, a checkpoint save) stay the host-bound finding's.
 LONG_HOST_GAP_US = 1000.0
-OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch")
+OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch",
+          "memcpy")
 
 
 def gap_owners(frame: TraceFrame) -> np.ndarray:
-    """The finding kind that reports each idle gap: its cause, except that a small batch takes
-    the launch-bound gaps and the short host-bound ones (see small_batch_owns_host_idle)."""
+    """The finding kind that reports each idle gap: its cause, except that the memcpy finding
+    takes the gaps that began under a blocking host-to-device copy, and a small batch takes
+    the launch-bound gaps and the short host-bound ones outside the optimizer (see
+    small_batch_owns_host_idle)."""
     c = _cache(frame)
     if "gap_owners" in c:
         return c["gap_owners"]
     gaps = idle_gaps(frame)
     owner = gaps["cause"].to_numpy().astype(object)
+    if len(gaps):
+        owner = np.where((owner == "sync_stall") & gaps["sync_is_h2d_copy"].to_numpy(dtype=bool), "memcpy", owner)
     if len(gaps) and small_batch_owns_host_idle(frame):
+        # The optimizer's launches are per parameter, not per sample: a bigger batch leaves them.
+        os_, oe = optimizer_spans(frame)
+        in_opt = iv.overlap_with(os_, oe, gaps["start"].to_numpy(), gaps["end"].to_numpy()) > 0
         short_host = (owner == "host_bound") & (gaps["dur"].to_numpy() < LONG_HOST_GAP_US)
-        owner = np.where((owner == "launch_overhead") | short_host, "small_batch", owner)
+        owner = np.where(((owner == "launch_overhead") | short_host) & ~in_opt, "small_batch", owner)
     c["gap_owners"] = owner
     return owner
 
@@ -363,24 +383,40 @@ SMALL_GEMM_ROWS = 512
 
 
 def batch_is_small(frame: TraceFrame) -> bool | None:
-    """Does the trace show a small batch? From recorded shapes when there are matrix products
-    (grid sizes mislead there: cuBLAS picks large tiles, so a full-size GEMM can have fewer
-    blocks than SMs); else from most kernel time being in grids smaller than the SM count.
-    None when neither can be told."""
-    rows = median_gemm_rows(frame)
-    if rows is not None:
-        return rows < SMALL_GEMM_ROWS
+    """Does the trace show a small batch? From recorded shapes when there is matrix work: most
+    FLOPs in products with fewer output tiles than SMs (efficiency.median_fill; convolutions as
+    implicit GEMMs of batch x output positions rows). Else from most kernel time being in grids
+    smaller than the SM count. None when neither can be told."""
+    fill = _median_fill(frame)
+    if fill is not None:
+        return fill < 1.0
     under = underfilled_share(frame)
     return None if under is None else under >= 0.5
 
 
-def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
-    """With a small batch, every per-step host cost (Python, launches, optimizer) is paid for too
-    few samples, and the first fix is a bigger batch: small_batch then owns the launch-bound and
-    short host gaps. Only when recorded shapes show it: grid sizes alone cannot tell a small
-    batch from narrow layers."""
+def _median_fill(frame: TraceFrame) -> float | None:
+    from .efficiency import median_fill  # efficiency builds on this module's facts
+
     c = _cache(frame)
-    if "small_owns" not in c:
-        rows = median_gemm_rows(frame)
-        c["small_owns"] = rows is not None and rows < SMALL_GEMM_ROWS
-    return c["small_owns"]
+    if "median_fill" not in c:
+        c["median_fill"] = median_fill(frame) if sm_count(frame) else None
+    return c["median_fill"]
+
+
+def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
+    """With a small batch, every per-step host cost (Python, launches) is paid for too few
+    samples, and the first fix is a bigger batch: small_batch then owns the launch-bound and
+    short host gaps outside the optimizer. Only when recorded shapes show it: grid sizes alone
+    cannot tell a small batch from narrow layers."""
+    fill = _median_fill(frame)
+    return fill is not None and fill < 1.0
+
+
+OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
+
+
+def optimizer_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Host spans of Optimizer.step (sorted, disjoint)."""
+    ann = frame.annotations
+    opt = ann.loc[name_mask(ann["name"], OPTIMIZER_STEP) & ~ann["on_gpu"].to_numpy()]
+    return iv.union(opt["ts"].to_numpy(), opt["end"].to_numpy())

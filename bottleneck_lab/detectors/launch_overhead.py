@@ -28,7 +28,7 @@ CODE = "launch-overhead"
 KIND = "launch_overhead"
 REQUIRES = {"kernels", "steps", "runtime"}
 
-OPTIMIZER = re.compile(r"^Optimizer\.step#(\w+)\.step")
+OPTIMIZER = facts.OPTIMIZER_STEP
 MULTI_TENSOR = re.compile(r"multi_tensor_apply|fused_adam|FusedAdam|fused_sgd|_fused_", re.IGNORECASE)
 
 
@@ -83,6 +83,10 @@ def detect(frame: TraceFrame, cfg: Config):
         fix = ("Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
                "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
                "torch.compile; use a foreach/fused optimizer.")
+    if facts.batch_is_small(frame):
+        evidence["batch_is_small"] = True
+        fix += (" The batch is also small (see small-batch): a bigger batch gives each launch more "
+                "work and spreads the per-step launches over more samples.")
     title = (f"Kernel launches cannot keep the GPU busy: {share:.1f}% of the step idle, "
              f"{len(k) / n_steps:.0f} kernels per step")
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

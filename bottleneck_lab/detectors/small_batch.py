@@ -1,8 +1,10 @@
 """Kernels too small to fill the GPU.
 
-Symptom: most kernel time is in kernels whose grid has fewer blocks than the GPU has SMs, with low
-achieved occupancy and short median durations; matrix products have few rows; often the GPU also
-idles between kernels because each one finishes before the host can launch the next.
+Symptom: most of the step's math (FLOP-weighted) is in matrix products, convolutions (as implicit
+GEMMs: batch x output positions rows) and attention with fewer 128x128 output tiles than the GPU
+has SMs, so part of the GPU has nothing to do; often the GPU also idles between kernels because
+each one finishes before the host can launch the next. A classifier head or other small layer
+does not make a batch small: the judgement weighs every product by its FLOPs.
 Likely cause: a batch (or micro-batch) too small for the GPU.
 Fix: raise the batch size until memory allows, and use gradient accumulation to keep the
 effective batch (and learning rate schedule) where you want it. Compare samples/s, not steps/s.
@@ -13,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..efficiency import TILE, kernel_flops, median_fill, work_fill
 from ._common import cost, gap_evidence
 
 CODE = "small-batch"
@@ -30,6 +34,25 @@ class Config:
     tiny_kernel_us: float = 10.0
 
 
+def _underfill_us(frame: TraceFrame, sms: int) -> float:
+    """Kernel time of matrix work left unused by products too small to occupy every SM: each
+    kernel's time x (1 - tiles / SMs) from recorded shapes; without shapes, from grids (only
+    then is a grid under the SM count taken as idle SMs)."""
+    wf = work_fill(frame)
+    k = kernel_flops(frame)
+    k = k.loc[(k["step"] >= 0) & (k["flops"] > 0)] if "owner" in k else k.iloc[:0]
+    if len(wf) and len(k):
+        fill = pd.Series(wf["fill"].to_numpy(), index=wf["row"].to_numpy())
+        f = fill.reindex(k["owner"].to_numpy()).to_numpy()
+        unused = np.where(np.isfinite(f), 1.0 - np.minimum(np.nan_to_num(f), 1.0), 0.0)
+        return float((k["dur"].to_numpy() * unused).sum())
+    g = facts.kernels(frame, facts.main_device(frame))
+    g = g.loc[g["step"] >= 0]
+    grid = g["grid"].to_numpy()
+    unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
+    return float((g["dur"].to_numpy() * unused).sum())
+
+
 def detect(frame: TraceFrame, cfg: Config):
     if not facts.batch_is_small(frame):
         return []
@@ -39,19 +62,20 @@ def detect(frame: TraceFrame, cfg: Config):
     if not len(k):
         return []
     grid = k["grid"].to_numpy()
-    # The host-side idle it owns (launch-bound and host-bound gaps: per-step costs paid for too
-    # few samples), plus the SM capacity left unused by kernels whose grid is under the SM count.
+    # The host-side idle it owns (launch-bound and short host-bound gaps outside the optimizer:
+    # per-step costs paid for too few samples), plus the SM capacity matrix work leaves unused.
     owned_idle = facts.idle_by_owner(frame)["small_batch"]
-    unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
-    underfill_us = float((k["dur"].to_numpy() * unused).sum())
+    underfill_us = _underfill_us(frame, sms)
     per_step, share = cost(frame, owned_idle + underfill_us)
     if share < cfg.min_share_pct:
         return []
     occ = k["occupancy_pct"].dropna()
     rows = facts.median_gemm_rows(frame)
+    fill = median_fill(frame) if sms else None
     under = facts.underfilled_share(frame)
     n_steps = max(len(frame.steps), 1)
     evidence = {
+        "flop_weighted_median_tiles_per_sm": None if fill is None else round(fill, 3),
         "median_matmul_rows": rows,
         "sm_count": sms or None,
         "kernel_time_in_grids_under_sm_count_pct": None if under is None else round(100 * under, 1),
@@ -67,9 +91,10 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_gaps": gap_evidence(frame, "small_batch"),
     }
     severity = severity_for_share(share)
-    if rows is None and severity in ("medium", "high"):
+    if fill is None and severity in ("medium", "high"):
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    what = f"matrix products of {rows:.0f} rows" if rows is not None else "kernels under the SM count"
+    what = (f"half the math in products with under {fill:.2g} {TILE}x{TILE} tiles per SM" if fill is not None
+            else "kernels under the SM count")
     title = f"Batch too small for the GPU: {what}, ~{share:.0f}% of the step lost"
     fix = ("Raise the batch size (as far as memory allows) so each kernel has enough work for all "
            f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
