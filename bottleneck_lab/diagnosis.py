@@ -20,6 +20,7 @@ SEVERITIES = ("info", "low", "medium", "high")
 KINDS = (
     "data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
     "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication",
+    "fusion",
 )
 SEVERITY_THRESHOLDS_PCT = (("high", 25.0), ("medium", 10.0), ("low", 3.0))
 

@@ -260,7 +260,26 @@ def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.n
 # amortises; longer ones (a logging call, a checkpoint save) stay the host-bound finding's.
 LONG_HOST_GAP_US = 1000.0
 OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch",
-          "memcpy")
+          "memcpy", "recompilation")
+# Dynamo/Inductor compile phases as the profiler records them (cpu_op or user annotation).
+COMPILE_SPAN = re.compile(r"^(entire_frame_compile|_compile\.compile_inner|backend_compile|compile_fx_inner"
+                          r"|compile_fx\.<locals>\.(fw|bw)_compiler|inductor_compile|fx_codegen_and_compile"
+                          r"|create_aot_dispatcher_function|OutputGraph\.call_user_compiler)( \(dynamo_timed\))?$")
+
+
+def compile_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Host spans where torch.compile was compiling, inside the steps (sorted, disjoint)."""
+    c = _cache(frame)
+    if "compile_spans" not in c:
+        parts = [df.loc[name_mask(df["name"], COMPILE_SPAN)] for df in (frame.cpu_ops, frame.annotations)
+                 if len(df)]
+        ts = np.concatenate([p["ts"].to_numpy() for p in parts]) if parts else np.empty(0)
+        end = np.concatenate([p["end"].to_numpy() for p in parts]) if parts else np.empty(0)
+        cs, ce = iv.union(ts, end)
+        ws, we = step_windows(frame)
+        keep = iv.overlap_with(ws, we, cs, ce) > 0 if len(cs) else np.zeros(0, dtype=bool)
+        c["compile_spans"] = (cs[keep], ce[keep])
+    return c["compile_spans"]
 
 
 def gap_owners(frame: TraceFrame) -> np.ndarray:
@@ -275,6 +294,13 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
     owner = gaps["cause"].to_numpy().astype(object)
     if len(gaps):
         owner = np.where((owner == "sync_stall") & gaps["sync_is_h2d_copy"].to_numpy(dtype=bool), "memcpy", owner)
+        # Idle while torch.compile compiles is the compile's, whatever the host did in it (the
+        # autotuner's syncs and benchmark launches included).
+        cs, ce = compile_spans(frame)
+        if len(cs):
+            gs, ge = gaps["start"].to_numpy(), gaps["end"].to_numpy()
+            compiling = iv.overlap_with(cs, ce, gs, ge) >= 0.5 * (ge - gs)
+            owner = np.where(compiling & (owner != "data_loading"), "recompilation", owner)
     if len(gaps) and small_batch_owns_host_idle(frame):
         # The optimizer's launches are per parameter, not per sample: a bigger batch leaves them.
         os_, oe = optimizer_spans(frame)

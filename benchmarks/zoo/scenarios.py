@@ -101,6 +101,29 @@ def gpt2_adamw_foreach(variant: str) -> Built:
                            else "AdamW(foreach=False)", "tokens": 8 * 512, "autocast": "bf16"})
 
 
+def gpt2_gelu_fusion(variant: str) -> Built:
+    torch = _torch()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    # HF GPT-2's default activation "gelu_new" is tanh-GELU written as tensor arithmetic (one
+    # kernel per operation); "gelu_pytorch_tanh" is the same function as one fused kernel.
+    act = "gelu_pytorch_tanh" if variant == "fixed" else "gelu_new"
+    cfg = GPT2Config(vocab_size=50304, activation_function=act)
+    model = GPT2LMHeadModel(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(step, 8, {"model": "gpt2-124M", "activation_function": act, "tokens": 8 * 512,
+                           "autocast": "bf16", "optimizer": "AdamW(fused=True)"})
+
+
 def resnet18_small_batch(variant: str) -> Built:
     torch = _torch()
     import torchvision
@@ -421,7 +444,7 @@ def bert_inference_healthy(variant: str) -> Built:
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
-    f.__name__: f for f in (resnet50_precision, gpt2_adamw_foreach, resnet18_small_batch,
+    f.__name__: f for f in (resnet50_precision, gpt2_adamw_foreach, gpt2_gelu_fusion, resnet18_small_batch,
                             small_h2d_copies, gpt2_generate_b1, jpeg_loader, fusion_mlp,
                             compile_dynamic_shapes, near_capacity_memory, vit_b16_healthy,
                             bert_inference_healthy)}

@@ -37,6 +37,8 @@ MODULES = (
     "activation_memory",
     "recompute",
     "memory_capacity",
+    "recompilation",
+    "fusion",
 )
 PREREQUISITES = {"kernels", "steps", "runtime", "cpu_ops", "shapes", "memory_events", "nccl", "dataloader"}
 

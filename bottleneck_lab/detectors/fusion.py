@@ -1,0 +1,138 @@
+"""Chains of memory-bound elementwise kernels that one fused kernel would replace.
+
+Symptom: runs of three or more back-to-back elementwise/reduction kernels (mul, add, pow, mean,
+rsqrt, tanh, ...) with no matrix work between them, each reading and writing whole tensors in
+memory: hand-written RMSNorm, GELU or softmax, residual adds and scalings, in forward and
+backward. Each kernel moves the tensor through HBM again, so the chain moves several times the
+bytes a single kernel needs.
+Likely cause: normalisation and activation written as Python arithmetic on tensors in eager mode.
+Fix: `torch.compile` the model (Inductor fuses such chains into one kernel), or use the fused
+ops: `F.rms_norm`, `F.layer_norm`, `F.gelu(approximate="tanh")`, `F.silu`, `F.softmax`,
+`F.scaled_dot_product_attention`.
+
+Estimate: each chain at the bandwidth it reached, moving only the bytes of its largest kernel (a
+fused kernel reads the chain's input and writes its output once); the difference is the saving.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..efficiency import op_costs
+from ..trace import TraceFrame
+from ..trace.frame import nearest_ancestor
+from ._common import cost, when
+
+CODE = "unfused-elementwise"
+KIND = "fusion"
+REQUIRES = {"kernels", "steps", "shapes"}
+
+
+# Data movement and bookkeeping, not arithmetic a fused kernel would absorb: gradient zeroing and
+# accumulation, dtype casts and copies. They end a chain.
+NOT_FUSIBLE = frozenset({"aten::fill_", "aten::zero_", "aten::copy_", "aten::_to_copy", "aten::to",
+                         "aten::clone", "aten::contiguous", "aten::zeros_like", "aten::ones_like",
+                         "aten::empty_like", "aten::full_like"})
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+    min_chain_kernels: int = 3
+
+
+def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
+    """Kernels of the main device inside the steps, with the bytes of the elementwise op that
+    launched them (split over that op's kernels by time; NaN: not elementwise)."""
+    g = frame.gpu_ops
+    dev = facts.main_device(frame)
+    k = g.loc[(g["kind"] == "kernel") & (g["device"] == dev) & (g["step"] >= 0),
+              ["ts", "end", "dur", "name", "op", "stream", "step"]].copy()
+    oc = op_costs(frame)
+    ew = oc.loc[(oc["category"] == "elementwise") & (oc["bytes"] > 0)]
+    ops = frame.cpu_ops
+    is_ew = np.zeros(len(ops), dtype=bool)
+    is_ew[ew["row"].to_numpy()] = True
+    is_ew &= ~ops["name"].isin(NOT_FUSIBLE).to_numpy()
+    # Optimizer arithmetic is per parameter: launch-overhead's finding names the fused optimizer.
+    os_, oe = facts.optimizer_spans(frame)
+    if len(os_):
+        ots = ops["ts"].to_numpy()
+        i = np.searchsorted(os_, ots, side="right") - 1
+        is_ew &= ~((i >= 0) & (ots < oe[np.maximum(i, 0)]))
+    owner = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_ew) if len(ops) else \
+        np.full(len(k), -1)
+    k["owner"] = owner
+    bytes_of = pd.Series(ew["bytes"].to_numpy(dtype=float), index=ew["row"].to_numpy())
+    share = k["dur"] / k.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
+    k["bytes"] = np.where(owner >= 0, bytes_of.reindex(owner).to_numpy() * share.fillna(0).to_numpy(), np.nan)
+    return k.sort_values(["stream", "ts"], kind="stable")
+
+
+def _chains(k: pd.DataFrame, min_len: int) -> list[pd.DataFrame]:
+    """Maximal runs of consecutive elementwise kernels on one stream within one step."""
+    is_ew = np.isfinite(k["bytes"].to_numpy())
+    stream, step = k["stream"].to_numpy(), k["step"].to_numpy()
+    brk = ~is_ew | np.r_[True, (stream[1:] != stream[:-1]) | (step[1:] != step[:-1])]
+    run_id = np.cumsum(brk)
+    out = []
+    for _, run in k.loc[is_ew].groupby(run_id[is_ew]):
+        if len(run) >= min_len:
+            out.append(run)
+    return out
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    k = _elementwise_kernels(frame)
+    chains = _chains(k, cfg.min_chain_kernels)
+    if not chains:
+        return []
+    saved = 0.0
+    rows = []
+    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    for run in chains:
+        moved = float(run["bytes"].sum())
+        t = float(run["dur"].sum())
+        if moved <= 0 or t <= 0:
+            continue
+        fused_bytes = float(run["bytes"].max())
+        # the fused kernel moves one kernel's bytes at the chain's bandwidth, and takes no less
+        # than the chain's longest kernel (tiny kernels are latency-bound, not bandwidth-bound)
+        s = t - max(t * fused_bytes / moved, float(run["dur"].max()))
+        saved += s
+        rows.append((s, run, moved, fused_bytes, t))
+    per_step, share = cost(frame, saved)
+    if share < cfg.min_share_pct:
+        return []
+    n_steps = max(len(frame.steps), 1)
+    rows.sort(key=lambda r: -r[0])
+    top = []
+    for s, run, moved, fused_bytes, t in rows[:3]:
+        ops = [str(names[o]) for o in run["owner"].to_numpy()[:8]]
+        top.append({**when(frame, float(run["ts"].iloc[0])), "kernels": int(len(run)),
+                    "ops": ops, "us": round(t, 1), "bytes_moved": int(moved),
+                    "bytes_if_fused": int(fused_bytes), "gb_per_s": round(moved / t / 1e3, 1),
+                    "saving_us": round(s, 1)})
+    in_chains = sum(len(r[1]) for r in rows)
+    moved_total = sum(r[2] for r in rows)
+    fused_total = sum(r[3] for r in rows)
+    evidence = {
+        "chains_per_step": round(len(rows) / n_steps, 1),
+        "kernels_in_chains_per_step": round(in_chains / n_steps, 1),
+        "chain_kernel_us_per_step": round(sum(r[4] for r in rows) / n_steps, 1),
+        "bytes_moved_per_step": int(moved_total / n_steps),
+        "bytes_if_fused_per_step": int(fused_total / n_steps),
+        "largest_chains": top,
+    }
+    title = (f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(rows) / n_steps:.0f} unfused "
+             f"chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels would; "
+             f"fusing saves ~{share:.0f}% of the step")
+    fix = ("Fuse the chains: torch.compile the model (or the block), or replace hand-written "
+           "normalisation/activation arithmetic with fused ops (F.rms_norm, F.layer_norm, "
+           "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention).")
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
