@@ -57,7 +57,7 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         extra["profiler_overhead"] = {
             "idle_us_per_step": round(overhead, 1),
             "step_time_us_without_profiler_est": round(facts.step_time_without_profiler_us(frame), 1),
-            "us_per_recorded_op": facts.PROFILER_US_PER_OP,
+            "us_per_recorded_op": facts.profiler_us_per_op(frame),
             "note": "idle in host-caused gaps that only the profiler's per-op recording cost created; "
                     "findings' time estimates leave it out"}
         k = facts.kernels(frame, dev)

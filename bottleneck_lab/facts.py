@@ -220,7 +220,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     # them in proportion to their length.
     host = np.isin(cause, HOST_CAUSES)
     host_idle = float(dur[host].sum())
-    recorded = PROFILER_US_PER_OP * _ops_in_steps(frame)
+    recorded = profiler_us_per_op(frame) * _ops_in_steps(frame)
     profiler_us = np.where(host, dur * (min(recorded, host_idle) / host_idle if host_idle > 0 else 0.0), 0.0)
     return pd.DataFrame({
         "start": gs, "end": ge, "dur": dur,
@@ -229,6 +229,11 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
         "launches_in_gap": launches_in_gap, "dataloader_us": dl_us, "sync_call": sync_name,
         "sync_is_h2d_copy": sync_h2d, "profiler_us": profiler_us, "exposed_us": dur - profiler_us,
     })
+
+
+def profiler_us_per_op(frame: TraceFrame) -> float:
+    """PROFILER_US_PER_OP, unless the frame says its host spans carry no profiler cost."""
+    return float(frame.__dict__.get("profiler_us_per_op", PROFILER_US_PER_OP))
 
 
 def _ops_in_steps(frame: TraceFrame) -> int:

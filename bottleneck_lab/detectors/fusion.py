@@ -43,7 +43,7 @@ NOT_FUSIBLE = frozenset({"aten::fill_", "aten::zero_", "aten::copy_", "aten::_to
 @dataclass(frozen=True)
 class Config:
     min_share_pct: float = 3.0
-    min_chain_kernels: int = 3
+    min_chain_kernels_count: int = 3
 
 
 def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
@@ -57,7 +57,7 @@ def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
     ew = oc.loc[(oc["category"] == "elementwise") & (oc["bytes"] > 0)]
     ops = frame.cpu_ops
     is_ew = np.zeros(len(ops), dtype=bool)
-    is_ew[ew["row"].to_numpy()] = True
+    is_ew[ew["row"].to_numpy(dtype=np.int64)] = True
     is_ew &= ~ops["name"].isin(NOT_FUSIBLE).to_numpy()
     # Optimizer arithmetic is per parameter: launch-overhead's finding names the fused optimizer.
     os_, oe = facts.optimizer_spans(frame)
@@ -68,7 +68,7 @@ def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
     owner = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_ew) if len(ops) else \
         np.full(len(k), -1)
     k["owner"] = owner
-    bytes_of = pd.Series(ew["bytes"].to_numpy(dtype=float), index=ew["row"].to_numpy())
+    bytes_of = pd.Series(ew["bytes"].to_numpy(dtype=float), index=ew["row"].to_numpy(dtype=np.int64))
     share = k["dur"] / k.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
     k["bytes"] = np.where(owner >= 0, bytes_of.reindex(owner).to_numpy() * share.fillna(0).to_numpy(), np.nan)
     return k.sort_values(["stream", "ts"], kind="stable")
@@ -89,7 +89,7 @@ def _chains(k: pd.DataFrame, min_len: int) -> list[pd.DataFrame]:
 
 def detect(frame: TraceFrame, cfg: Config):
     k = _elementwise_kernels(frame)
-    chains = _chains(k, cfg.min_chain_kernels)
+    chains = _chains(k, cfg.min_chain_kernels_count)
     if not chains:
         return []
     saved = 0.0

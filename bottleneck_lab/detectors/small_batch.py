@@ -93,7 +93,7 @@ def detect(frame: TraceFrame, cfg: Config):
     severity = severity_for_share(share)
     if fill is None and severity in ("medium", "high"):
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    what = (f"half the math in products with under {fill:.2g} {TILE}x{TILE} tiles per SM" if fill is not None
+    what = (f"most matrix work fills {min(fill, 1):.0%} of the {sms} SMs" if fill is not None
             else "kernels under the SM count")
     title = f"Batch too small for the GPU: {what}, ~{share:.0f}% of the step lost"
     fix = ("Raise the batch size (as far as memory allows) so each kernel has enough work for all "

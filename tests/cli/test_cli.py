@@ -25,7 +25,7 @@ SUMMARY_KEYS = {"steps", "step_time_us", "gpu_busy_pct", "flops_per_step", "achi
 FINDING_KEYS = {"code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct",
                 "evidence", "fix", "efficiency"}
 SEVERITIES = {"info", "low", "medium", "high"}
-KINDS = {"data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
+KINDS = {"fusion", "data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
          "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication"}
 
 

@@ -26,10 +26,13 @@ def sidecar(trace: Path) -> dict:
 def test_trace_flops_match_flopcountermode(trace):
     meta = sidecar(trace)
     summary = diagnose(load_trace(trace), path=str(trace)).summary
+    if "change every step" in meta.get("flops_source", ""):
+        pytest.skip("shapes change every step: one eager step's FlopCounterMode count is not each step's")
     if meta["config"].get("cuda_graph"):
         assert summary.flops_per_step is None and summary.mfu_pct is None
         return
     assert summary.flops_per_step == pytest.approx(meta["flops_per_step"], rel=0.02)
     # every GPU trace with shapes carries achieved TFLOP/s and an MFU that names its peak
     assert summary.achieved_tflops > 0 and 0 < summary.mfu_pct < 100
-    assert summary.peak_tflops > 0 and "H100" in summary.peak_source
+    gpu = meta["device"]["name"].split()[1]  # "NVIDIA H100 80GB HBM3" -> "H100"
+    assert summary.peak_tflops > 0 and gpu in summary.peak_source
