@@ -316,6 +316,40 @@ def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[
     return out
 
 
+def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
+    """Kernels inside the steps launched by elementwise or normalisation ops (directly or through
+    child ops), with that op's row (`owner`), dtype, category and bytes split over its kernels by
+    time. The optimizer's are left out (per-parameter FP32 state, not activations)."""
+    c = _cache(frame)
+    if "memory_bound" in c:
+        return c["memory_bound"]
+    g = frame.gpu_ops
+    k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0), ["ts", "end", "dur", "name", "op", "stream", "step",
+                                                         "device"]].copy()
+    oc = op_costs(frame)
+    mb = oc.loc[oc["category"].isin(("elementwise", "norm")) & (oc["bytes"] > 0)]
+    ops = frame.cpu_ops
+    is_mb = np.zeros(len(ops), dtype=bool)
+    is_mb[mb["row"].to_numpy(dtype=np.int64)] = True
+    os_, oe = facts.optimizer_spans(frame)
+    if len(os_):
+        ots = ops["ts"].to_numpy()
+        i = np.searchsorted(os_, ots, side="right") - 1
+        is_mb &= ~((i >= 0) & (ots < oe[np.maximum(i, 0)]))
+    owner = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_mb) if len(ops) else \
+        np.full(len(k), -1)
+    k["owner"] = owner
+    k = k.loc[owner >= 0]
+    rows = mb["row"].to_numpy(dtype=np.int64)
+    share = k["dur"] / k.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
+    k["bytes"] = pd.Series(mb["bytes"].to_numpy(dtype=float), index=rows).reindex(k["owner"]).to_numpy() \
+        * share.fillna(0).to_numpy()
+    k["dtype"] = pd.Series(mb["dtype"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
+    k["category"] = pd.Series(mb["category"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
+    c["memory_bound"] = k
+    return k
+
+
 # Output tile edge of the GEMM kernels cuBLAS/cuDNN pick for large problems: a product with fewer
 # TILE x TILE output tiles than the GPU has SMs cannot give every SM work (split-K aside).
 TILE = 128

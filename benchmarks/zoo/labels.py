@@ -4,7 +4,9 @@ Labels come from how a scenario is built (benchmarks/zoo/scenarios.py), never fr
 analyzer said. For every captured run:
 
     top       the finding kinds that may come first among severity >= medium (the diagnosis);
-              None: a healthy run, where no finding of severity >= medium is right
+              None: a healthy run, where no finding of severity >= medium is right. In a
+              `memory` scenario, memory findings carry no time estimate and rank after timed
+              ones, so there `top` asks for a finding of one of these kinds at >= medium
     allowed   kinds the run really has, so a finding of severity >= medium of one of these is
               not a false alarm (the top kinds are always allowed)
 
@@ -138,7 +140,9 @@ DEMOS: tuple[Scenario, ...] = (
     Scenario("batch_size", "demo", {"bad": Run(_k("small_batch"), _k("launch_overhead", "precision")),
                                      "fixed": Run(None, _k("precision"))}, source="demo"),
     Scenario("precision", "demo", {"bad": Run(_k("precision")), "fixed": HEALTHY}, source="demo"),
-    Scenario("checkpointing", "demo", {"bad": Run(_k("activation_memory"), _k("memory_capacity")),
+    # 10.5 GiB peak on an 80 GB GPU: keeping activations is the right choice (traces/README.md),
+    # so nothing of severity >= medium is right; the memory findings are information.
+    Scenario("checkpointing", "demo", {"bad": Run(None, _k("activation_memory", "memory_capacity")),
                                         "fixed": Run(None, _k("recompute"))},
              memory=True, source="demo"),
     Scenario("sync", "demo", {"bad": Run(_k("sync_stall"), _k("precision")),
@@ -146,8 +150,8 @@ DEMOS: tuple[Scenario, ...] = (
     # 1024-row products of width 256: 16 output tiles for 132 SMs, so the batch is small too
     Scenario("launch_overhead", "demo", {"bad": Run(_k("launch_overhead"), _k("small_batch", "host_bound")),
                                           "fixed": HEALTHY}, source="demo"),
-    Scenario("pageable_memcpy", "demo", {"bad": Run(_k("memcpy"), _k("sync_stall")),
-                                          "fixed": HEALTHY}, source="demo"),
+    Scenario("pageable_memcpy", "demo", {"bad": Run(_k("memcpy"), _k("sync_stall", "precision")),
+                                          "fixed": Run(None, _k("precision"))}, source="demo"),
 )
 
 ALL: tuple[Scenario, ...] = ZOO + DEMOS

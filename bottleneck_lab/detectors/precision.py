@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import facts
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
-from ..efficiency import compute_ops, device_peak, kernel_flops
+from ..efficiency import compute_ops, device_peak, kernel_flops, memory_bound_kernels
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ._common import cost, when
@@ -34,6 +34,8 @@ REQUIRES = {"kernels", "steps", "shapes"}
 TENSOR_CORE_KERNEL = re.compile(
     r"^(?!.*(ffma|simt|sgemm|dgemm|gemv)).*(tensorop|xmma|gmma|hmma|s1688|s16816|h1688|h16816|bf16|"
     r"f16|nvjet|flash|fmha|tf32|i8816|imma)", re.IGNORECASE)
+# cuDNN's layout conversions around convolutions of NCHW tensors: channels_last removes them.
+LAYOUT_KERNEL = re.compile(r"nchwToNhwc|nhwcToNchw", re.IGNORECASE)
 HALF = ("bf16", "fp16")
 FP32 = ("fp32", "tf32")
 
@@ -108,7 +110,15 @@ def detect(frame: TraceFrame, cfg: Config):
     tf32_peak = peak.peak_for("tf32")
     tf32_saving = (1.0 - tf32_peak / target_peak) if tf32_peak and tf32_peak < target_peak else 0.0
     saved = np.where(tf32, dur * tf32_saving, np.maximum(dur - ideal_us, 0.0))
-    per_step, share = cost(frame, float(saved.sum()))
+    # The same switch halves the bytes of FP32 activations that norms and elementwise kernels
+    # move (they are memory-bound: about half their time), and bf16 + channels_last convolutions
+    # need no NCHW<->NHWC conversion kernels.
+    layout = name_mask(k32["name"], LAYOUT_KERNEL)
+    saved = np.where(layout, dur, saved)
+    mb = memory_bound_kernels(frame)
+    mb = mb.loc[mb["dtype"].isin(FP32) & (mb["device"] == facts.main_device(frame))]
+    mb_saved = 0.5 * float(mb["dur"].sum())
+    per_step, share = cost(frame, float(saved.sum()) + mb_saved)
     if share < cfg.min_share_pct:
         return []
     tf32_share = float(k32.loc[tf32, "dur"].sum() / max(k32["dur"].sum(), 1e-9))
@@ -124,6 +134,8 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["target_peak_tflops"] = target_peak
     evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
     evidence["fp32_kernel_us_per_step_at_target_peak"] = round(float(ideal_us.sum()) / n_steps, 1)
+    evidence["layout_conversion_us_per_step"] = round(float(dur[layout].sum()) / n_steps, 1)
+    evidence["fp32_memory_bound_us_per_step"] = round(float(mb["dur"].sum()) / n_steps, 1)
     g = frame.gpu_ops
     evidence["slowest_fp32_kernels"] = [
         {"kernel": str(n)[:100], "us_per_step": round(v / n_steps, 1),
@@ -134,6 +146,9 @@ def detect(frame: TraceFrame, cfg: Config):
                "needed).")
         if tf32_share < 0.5:
             fix += " At least allow TF32: torch.set_float32_matmul_precision('high')."
+        if layout.any():
+            fix += (" Convert convolutional models and inputs to channels_last "
+                    "(model.to(memory_format=torch.channels_last)) so cuDNN needs no layout conversions.")
     else:
         fix = ("This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
                "torch.amp.GradScaler to run matmuls on tensor cores.")

@@ -1,0 +1,81 @@
+"""The analyzer against the labels of the model zoo and the demo pairs (benchmarks/zoo/labels.py).
+
+Every captured run: the diagnosis (first finding of severity >= medium) is one of the labelled
+kinds, or there is none on a healthy run, and no finding of severity >= medium names a kind the
+run does not have. Every bad/fixed pair: the top finding's share of the step is within 15
+points of the saving measured on the GPU (sidecars). Known misses are strict xfails, each with
+its reason: when one starts passing, the test says so.
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "zoo")]
+
+import accuracy  # noqa: E402
+import labels  # noqa: E402
+
+RUNS = [(s.name, v) for s in labels.ALL for v in s.runs if accuracy.trace_path(s, v).exists()]
+PAIRS = [s.name for s in labels.ALL if s.is_pair and not s.memory
+         and all(accuracy.trace_path(s, v).exists() for v in ("bad", "fixed"))]
+
+# (scenario, variant) -> why the diagnosis is not yet right
+WRONG_TOP = {
+    ("gpt2_adamw_foreach", "bad"): "the per-parameter optimizer's cost is GPU time of ~1,200 small "
+        "kernels, not idle; launch-overhead only counts idle, so the real fused-GELU finding ranks first",
+    ("gpt2_gelu_fusion", "bad"): "this capture's host ran the profiler ~2x slower than the synchronised "
+        "run; the per-op profiler correction leaves host_bound (37%) above fusion",
+    ("sync", "bad"): "the FP32 MLP's precision estimate ranks above the sync stall; not measured",
+    ("compile_dynamic_shapes", "fixed"): "see FALSE_ALARMS",
+}
+FALSE_ALARMS = {
+    ("compile_dynamic_shapes", "fixed"): "compiled steps pay the profiler more per recorded op (9 µs, "
+        "vs 2.85 µs eager): host_bound 25% on a run that is 92% busy without the profiler",
+}
+SAVING_OFF = {
+    "gpt2_gelu_fusion": "host_bound ranks first (see WRONG_TOP)",
+    "resnet18_small_batch": "batch 8 -> 256 saves 88% per sample; the share of one step lost is 69%",
+    "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
+    "batch_size": "a 128x bigger batch saves 97% per sample; the share of one step lost is 40%",
+    "launch_overhead": "a CUDA graph also shrinks GPU time (2.3 -> 1.3 ms); launch-overhead counts idle only",
+}
+
+
+@lru_cache(maxsize=None)
+def scored(name: str, variant: str) -> accuracy.RunScore:
+    return accuracy.score_run(labels.BY_NAME[name], variant)
+
+
+def _mark(key, table):
+    return pytest.mark.xfail(strict=True, reason=table[key]) if key in table else ()
+
+
+@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=_mark((n, v), WRONG_TOP)) for n, v in RUNS])
+def test_top_finding_is_right(name, variant):
+    r = scored(name, variant)
+    assert r.top_ok, (r.label_top, r.top_kind, r.findings)
+
+
+@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=_mark((n, v), FALSE_ALARMS)) for n, v in RUNS])
+def test_no_false_alarm(name, variant):
+    r = scored(name, variant)
+    assert r.false_alarms == [], r.findings
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_mark(n, SAVING_OFF)) for n in PAIRS])
+def test_predicted_saving_within_15_points_of_measured(name):
+    pair = accuracy.score_pair(labels.BY_NAME[name], scored(name, "bad"))
+    assert pair.error_points is not None and pair.error_points <= 15, pair
+
+
+def test_zoo_has_what_the_issue_asks_for():
+    zoo = [s for s in labels.ZOO if any(accuracy.trace_path(s, v).exists() for v in s.runs)]
+    assert len(zoo) >= 12
+    healthy = [(s.name, v) for s in zoo for v, run in s.runs.items() if run.healthy and not run.allowed]
+    assert len(healthy) >= 4, healthy
