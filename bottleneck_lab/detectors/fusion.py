@@ -23,9 +23,8 @@ import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
-from ..efficiency import op_costs
+from ..efficiency import memory_bound_kernels
 from ..trace import TraceFrame
-from ..trace.frame import nearest_ancestor
 from ._common import cost, when
 
 CODE = "unfused-elementwise"
@@ -33,8 +32,9 @@ KIND = "fusion"
 REQUIRES = {"kernels", "steps", "shapes"}
 
 
-# Data movement and bookkeeping, not arithmetic a fused kernel would absorb: gradient zeroing and
-# accumulation, dtype casts and copies. They end a chain.
+# Data movement and bookkeeping, not arithmetic a fused kernel would absorb: gradient zeroing,
+# dtype casts and copies. They end a chain (so does any optimizer kernel: memory_bound_kernels
+# leaves those out, since launch-overhead's finding names the fused optimizer).
 NOT_FUSIBLE = frozenset({"aten::fill_", "aten::zero_", "aten::copy_", "aten::_to_copy", "aten::to",
                          "aten::clone", "aten::contiguous", "aten::zeros_like", "aten::ones_like",
                          "aten::empty_like", "aten::full_like"})
@@ -47,30 +47,19 @@ class Config:
 
 
 def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
-    """Kernels of the main device inside the steps, with the bytes of the elementwise op that
-    launched them (split over that op's kernels by time; NaN: not elementwise)."""
+    """Kernels of the main device inside the steps, in stream order, with `bytes` of the
+    elementwise op that launched them (efficiency.memory_bound_kernels; NaN: any other kernel,
+    which ends a chain)."""
     g = frame.gpu_ops
     dev = facts.main_device(frame)
     k = g.loc[(g["kind"] == "kernel") & (g["device"] == dev) & (g["step"] >= 0),
-              ["ts", "end", "dur", "name", "op", "stream", "step"]].copy()
-    oc = op_costs(frame)
-    ew = oc.loc[(oc["category"] == "elementwise") & (oc["bytes"] > 0)]
-    ops = frame.cpu_ops
-    is_ew = np.zeros(len(ops), dtype=bool)
-    is_ew[ew["row"].to_numpy(dtype=np.int64)] = True
-    is_ew &= ~ops["name"].isin(NOT_FUSIBLE).to_numpy()
-    # Optimizer arithmetic is per parameter: launch-overhead's finding names the fused optimizer.
-    os_, oe = facts.optimizer_spans(frame)
-    if len(os_):
-        ots = ops["ts"].to_numpy()
-        i = np.searchsorted(os_, ots, side="right") - 1
-        is_ew &= ~((i >= 0) & (ots < oe[np.maximum(i, 0)]))
-    owner = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_ew) if len(ops) else \
-        np.full(len(k), -1)
-    k["owner"] = owner
-    bytes_of = pd.Series(ew["bytes"].to_numpy(dtype=float), index=ew["row"].to_numpy(dtype=np.int64))
-    share = k["dur"] / k.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
-    k["bytes"] = np.where(owner >= 0, bytes_of.reindex(owner).to_numpy() * share.fillna(0).to_numpy(), np.nan)
+              ["ts", "dur", "stream", "step"]].copy()
+    mb = memory_bound_kernels(frame)
+    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    mb = mb.loc[(mb["category"] == "elementwise").to_numpy()
+                & ~np.isin(names[mb["owner"].to_numpy()], list(NOT_FUSIBLE))]
+    k["owner"] = mb["owner"].reindex(k.index).fillna(-1).astype(np.int64)
+    k["bytes"] = mb["bytes"].reindex(k.index)
     return k.sort_values(["stream", "ts"], kind="stable")
 
 
