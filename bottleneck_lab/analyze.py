@@ -109,14 +109,26 @@ def sidecar_nvml(path: str) -> dict[str, Any] | None:
             "energy_j_per_step": _r(nvml.get("energy_j_per_step"), 2), "source": str(meta)}
 
 
-def _with_efficiency(f: Finding, eff: Efficiency, step_us: float | None) -> Finding:
-    """MFU now, and what it would be if this finding's cost per step were recovered."""
-    if eff.mfu_pct is None or not step_us:
+def _with_efficiency(f: Finding, eff: Efficiency, frame: TraceFrame, peak: PeakChoice | None) -> Finding:
+    """MFU now, and what it would be if this finding's cost per step were recovered: the FLOPs
+    over the step without the profiler's share and without the cost, against the peak of the
+    precision the fix uses (BF16 for a precision finding), so it cannot pass 100% by moving to a
+    faster dtype."""
+    if eff.mfu_pct is None or not eff.flops_per_step:
         return f
-    if_saved = eff.mfu_if_saved(step_us, f.time_lost_us_per_step or 0.0)
+    step_us = facts.step_time_without_profiler_us(frame)
+    saved = f.time_lost_us_per_step or 0.0
+    target = f.evidence.get("target_dtype") if f.kind == "precision" else None
+    dev_peak = device_peak(frame, peak)
+    peak_after = (dev_peak.peak_for(target) if target and dev_peak else None) or eff.peak_tflops
+    if_saved = None
+    if peak_after and step_us > saved > 0:
+        if_saved = min(100.0, 100.0 * eff.flops_per_step / ((step_us - saved) * 1e6) / peak_after)
     return replace(f, efficiency={
         "mfu_pct": round(eff.mfu_pct, 2),
         "mfu_pct_if_recovered": _r(if_saved, 2),
+        "mfu_if_recovered_peak_tflops": peak_after,
+        "mfu_if_recovered_peak_dtype": target or eff.peak_dtype,
         "achieved_tflops": _r(eff.achieved_tflops, 3),
         "peak_tflops": eff.peak_tflops,
         "peak_source": eff.peak_source,
@@ -164,7 +176,7 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
     per_rank = []
     for f, s in zip(frames, summaries):
         eff = efficiency(f, peak)
-        per_rank.append([_with_efficiency(x, eff, s.step_time_us) for x in _run_detectors(f, cfgs, skipped, errors)])
+        per_rank.append([_with_efficiency(x, eff, f, peak) for x in _run_detectors(f, cfgs, skipped, errors)])
     findings = _merge_ranks(frames, per_rank, slowest)
     lead = frames[slowest]
     summary = summaries[slowest]

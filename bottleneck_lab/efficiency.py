@@ -148,12 +148,6 @@ class Efficiency:
     flops_by_dtype: dict[str, float]
     compute_time_share_pct: float | None  # GPU kernel time in kernels that carry FLOPs
 
-    def mfu_if_saved(self, step_us: float, saved_us: float) -> float | None:
-        """MFU the step would reach if `saved_us` of it were recovered."""
-        if self.mfu_pct is None or step_us <= saved_us or step_us <= 0:
-            return None
-        return self.mfu_pct * step_us / (step_us - saved_us)
-
 
 def efficiency(frame: TraceFrame, choice: PeakChoice | None = None) -> Efficiency:
     """The step's FLOP efficiency against the chosen peak (computed once per frame and choice)."""

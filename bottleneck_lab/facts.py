@@ -289,9 +289,9 @@ def compile_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def gap_owners(frame: TraceFrame) -> np.ndarray:
     """The finding kind that reports each idle gap: its cause, except that the memcpy finding
-    takes the gaps that began under a blocking host-to-device copy, and a small batch takes
-    the launch-bound gaps and the short host-bound ones outside the optimizer (see
-    small_batch_owns_host_idle)."""
+    takes the gaps that began under a blocking host-to-device copy, compilation the gaps inside
+    torch.compile's compile spans, and a small batch the short host-bound gaps outside the
+    optimizer (see small_batch_owns_host_idle)."""
     c = _cache(frame)
     if "gap_owners" in c:
         return c["gap_owners"]
@@ -311,7 +311,7 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
         os_, oe = optimizer_spans(frame)
         in_opt = iv.overlap_with(os_, oe, gaps["start"].to_numpy(), gaps["end"].to_numpy()) > 0
         short_host = (owner == "host_bound") & (gaps["dur"].to_numpy() < LONG_HOST_GAP_US)
-        owner = np.where(((owner == "launch_overhead") | short_host) & ~in_opt, "small_batch", owner)
+        owner = np.where(short_host & ~in_opt, "small_batch", owner)
     c["gap_owners"] = owner
     return owner
 
@@ -338,6 +338,17 @@ def idle_by_owner(frame: TraceFrame) -> dict[str, float]:
         totals = gaps["exposed_us"].groupby(gap_owners(frame)).sum().to_dict() if len(gaps) else {}
         c["owners"] = {k: float(totals.get(k, 0.0)) for k in OWNERS}
     return c["owners"]
+
+
+def launch_idle_outside_optimizer(frame: TraceFrame) -> float:
+    """Launch-bound idle µs (less the profiler's share) outside Optimizer.step, over all steps."""
+    gaps = idle_gaps(frame)
+    if not len(gaps):
+        return 0.0
+    os_, oe = optimizer_spans(frame)
+    in_opt = iv.overlap_with(os_, oe, gaps["start"].to_numpy(), gaps["end"].to_numpy()) > 0
+    mine = (gap_owners(frame) == "launch_overhead") & ~in_opt
+    return float(gaps["exposed_us"].to_numpy()[mine].sum())
 
 
 def idle_by_cause(frame: TraceFrame) -> dict[str, float]:
@@ -435,10 +446,11 @@ def _median_fill(frame: TraceFrame) -> float | None:
 
 
 def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
-    """With a small batch, every per-step host cost (Python, launches) is paid for too few
-    samples, and the first fix is a bigger batch: small_batch then owns the launch-bound and
-    short host gaps outside the optimizer. Only when recorded shapes show it: grid sizes alone
-    cannot tell a small batch from narrow layers."""
+    """With a small batch, per-step host work (Python between ops) is paid for too few samples,
+    and the first fix is a bigger batch: small_batch then owns the short host-bound gaps outside
+    the optimizer. Launch-bound gaps stay launch_overhead's, whose fix then names a bigger batch
+    beside CUDA graphs. Only when recorded shapes show it: grid sizes alone cannot tell a small
+    batch from narrow layers."""
     fill = _median_fill(frame)
     return fill is not None and fill < 1.0
 

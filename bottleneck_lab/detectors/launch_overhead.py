@@ -51,7 +51,7 @@ def _optimizer_launch_share(frame: TraceFrame, launch_ts: np.ndarray) -> tuple[f
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    total = facts.idle_by_owner(frame)["launch_overhead"]  # zero when a small batch owns it
+    total = facts.idle_by_owner(frame)["launch_overhead"]
     per_step, share = cost(frame, total)
     if share < cfg.min_share_pct:
         return []

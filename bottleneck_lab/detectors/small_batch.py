@@ -35,21 +35,19 @@ class Config:
 
 
 def _underfill_us(frame: TraceFrame, sms: int) -> float:
-    """Kernel time of matrix work left unused by products too small to occupy every SM: each
-    kernel's time x (1 - tiles / SMs) from recorded shapes; without shapes, from grids (only
-    then is a grid under the SM count taken as idle SMs)."""
-    wf = work_fill(frame)
-    k = kernel_flops(frame)
-    k = k.loc[(k["step"] >= 0) & (k["flops"] > 0)] if "owner" in k else k.iloc[:0]
-    if len(wf) and len(k):
-        fill = pd.Series(wf["fill"].to_numpy(), index=wf["row"].to_numpy())
-        f = fill.reindex(k["owner"].to_numpy()).to_numpy()
-        unused = np.where(np.isfinite(f), 1.0 - np.minimum(np.nan_to_num(f), 1.0), 0.0)
-        return float((k["dur"].to_numpy() * unused).sum())
+    """Kernel time a bigger batch would fill with more work for free: each matrix kernel's time
+    x (1 - tiles / SMs) from recorded shapes, each other kernel's x (1 - grid / SMs) where its
+    grid is under the SM count (a tiny tensor)."""
     g = facts.kernels(frame, facts.main_device(frame))
     g = g.loc[g["step"] >= 0]
     grid = g["grid"].to_numpy()
     unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
+    wf = work_fill(frame)
+    k = kernel_flops(frame)
+    if len(wf) and "owner" in k:
+        fill = pd.Series(wf["fill"].to_numpy(), index=wf["row"].to_numpy())
+        f = fill.reindex(k.loc[g.index, "owner"].to_numpy()).to_numpy()
+        unused = np.where(np.isfinite(f), 1.0 - np.minimum(np.nan_to_num(f), 1.0), unused)
     return float((g["dur"].to_numpy() * unused).sum())
 
 
@@ -62,11 +60,15 @@ def detect(frame: TraceFrame, cfg: Config):
     if not len(k):
         return []
     grid = k["grid"].to_numpy()
-    # The host-side idle it owns (launch-bound and short host-bound gaps outside the optimizer:
-    # per-step costs paid for too few samples), plus the SM capacity matrix work leaves unused.
+    # What a batch big enough to fill the GPU saves per sample: the per-step costs that do not
+    # grow with the batch. That is the host idle it owns (short host-bound gaps outside the
+    # optimizer), the launch-bound idle outside the optimizer (which launch-overhead reports too:
+    # a bigger batch and CUDA graphs are two fixes for it), and the SM capacity kernels leave
+    # unused. Idle with its own fix (data loading, syncs, copies, compilation) is not in it.
     owned_idle = facts.idle_by_owner(frame)["small_batch"]
+    launch_idle = facts.launch_idle_outside_optimizer(frame)
     underfill_us = _underfill_us(frame, sms)
-    per_step, share = cost(frame, owned_idle + underfill_us)
+    per_step, share = cost(frame, owned_idle + launch_idle + underfill_us)
     if share < cfg.min_share_pct:
         return []
     occ = k["occupancy_pct"].dropna()
@@ -87,15 +89,17 @@ def detect(frame: TraceFrame, cfg: Config):
         "kernels_per_step": round(len(k) / n_steps, 1),
         "gpu_busy_pct": round(facts.busy_pct(frame, facts.main_device(frame)) or 0.0, 1),
         "host_idle_us_per_step": round(owned_idle / n_steps, 1),
+        "launch_bound_idle_us_per_step_also_in_launch_overhead": round(launch_idle / n_steps, 1),
         "unused_sm_time_us_per_step": round(underfill_us / n_steps, 1),
-        "largest_gaps": gap_evidence(frame, "small_batch"),
+        "largest_gaps": gap_evidence(frame, "small_batch") or gap_evidence(frame, "launch_overhead"),
     }
     severity = severity_for_share(share)
     if fill is None and severity in ("medium", "high"):
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
     what = (f"most matrix work fills {min(fill, 1):.0%} of the {sms} SMs" if fill is not None
             else "kernels under the SM count")
-    title = f"Batch too small for the GPU: {what}, ~{share:.0f}% of the step lost"
+    title = (f"Batch too small for the GPU: {what}; a batch that fills it would cut time per sample "
+             f"by ~{share:.0f}%")
     fix = ("Raise the batch size (as far as memory allows) so each kernel has enough work for all "
            f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
            "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s.")
