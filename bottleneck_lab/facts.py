@@ -8,6 +8,9 @@ op, with the one cause it is attributed to (so no idle microsecond is counted tw
     launch_overhead  the queue was empty and the host was issuing launches back to back
     host_bound       the queue was empty and the host was busy with other work (ops or Python)
     gpu_idle         anything else (the next op was already queued, or no launch link)
+    unrecorded_work  the gap that opens the profiled window when its next op was launched before
+                     the window (or its launch was not recorded): the GPU was still running work
+                     queued before the profiler started, not idle. No finding reports it.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ SYNC_CALLS = re.compile(
 LAUNCH_BOUND_US_PER_LAUNCH = 40.0
 # The host returns from a sync a little after the GPU drains; allow this much clock slack.
 SYNC_SLACK_US = 5.0
-CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle")
+CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "unrecorded_work")
 # Host time the profiler itself adds per recorded CPU op (record_shapes + profile_memory): the
 # median over the host-bound runs of traces/zoo and traces/h100 (one H100 host) of (profiled
 # step - synchronised step) / CPU ops per step; single runs ranged 2.0 to 4.7 µs.
@@ -206,12 +209,20 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     # step: the host never gave the GPU more work).
     queue_empty = (next_launch_ts > gs) | ~has_next
     host_per_launch = dur / np.maximum(launches_in_gap, 1)
+    # The window's first gap before an op queued earlier: the GPU ran work from before the trace.
+    opens_window = np.zeros(n, dtype=bool)
+    if n and len(ws):
+        opens_window = np.abs(gs - ws[0]) < 1e-3
+    # (a missing launch counts only where the trace records launches at all)
+    launched_before = (next_launch_ts <= gs) | ((launch_row < 0) & (len(frame.runtime) > 0))
+    unrecorded = opens_window & has_next & launched_before
     cause = np.select(
-        [dl_us >= 0.5 * dur,
+        [unrecorded,
+         dl_us >= 0.5 * dur,
          sync_name != None,  # noqa: E711 (elementwise)
          queue_empty & (host_per_launch <= LAUNCH_BOUND_US_PER_LAUNCH),
          queue_empty],
-        ["data_loading", "sync_stall", "launch_overhead", "host_bound"],
+        ["unrecorded_work", "data_loading", "sync_stall", "launch_overhead", "host_bound"],
         "gpu_idle")
     steps = frame.steps
     si = np.searchsorted(steps["ts"].to_numpy(), gs, side="right") - 1
@@ -265,7 +276,7 @@ def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.n
 # amortises; longer ones (a logging call, a checkpoint save) stay the host-bound finding's.
 LONG_HOST_GAP_US = 1000.0
 OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch",
-          "memcpy", "recompilation")
+          "memcpy", "recompilation", "unrecorded_work")
 # Dynamo/Inductor compile phases as the profiler records them (cpu_op or user annotation).
 COMPILE_SPAN = re.compile(r"^(entire_frame_compile|_compile\.compile_inner|backend_compile|compile_fx_inner"
                           r"|compile_fx\.<locals>\.(fw|bw)_compiler|inductor_compile|fx_codegen_and_compile"

@@ -270,3 +270,26 @@ def test_merged_ranks_do_not_claim_more_idle_than_any_rank_has():
     assert [round(idle_per_step(f)) for f in frames] == [510, 510]
     d = diagnose(frames)
     assert sum(idle_claimed(d).values()) <= max(idle_per_step(f) for f in frames) + 1
+
+
+def test_idle_opening_the_window_before_a_kernel_queued_earlier_is_unrecorded_work():
+    """The issue's warm-up artefact: the first kernel of the window was launched before the
+    window opened (the profiler did not record what the GPU ran before it), so the gap in front
+    of it is not idle anyone caused; the same gap in a later step, launched late, is."""
+    from bottleneck_lab import facts
+    from scenarios import launch
+    from tracegen import TraceBuilder
+
+    b = TraceBuilder()
+    b.step(1, 0.0, 1000)
+    launch(b, -50.0, 300.0, 500)        # queued before the window: ran once earlier work drained
+    b.step(2, 1000.0, 1000)
+    launch(b, 1400.0, 1410.0, 500)      # launched late inside step 2: the host made this gap
+    frame = load(b)
+    gaps = facts.idle_gaps(frame)
+    first = gaps.loc[gaps["start"] == 0.0]
+    assert list(first["cause"]) == ["unrecorded_work"] and float(first["dur"].iloc[0]) == 300.0
+    assert "unrecorded_work" not in set(gaps.loc[gaps["start"] > 0, "cause"])
+    d = diagnose([frame])
+    assert all(f.kind != "gpu_idle" or f.time_lost_us_per_step < 150 for f in d.findings)
+    assert d.summary.extra["idle_us_per_step_by_cause"]["unrecorded_work"] == 150.0
