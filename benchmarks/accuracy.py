@@ -8,7 +8,8 @@ For each run (labels in benchmarks/zoo/labels.py, traces in traces/zoo and trace
                (a healthy run: there is none)
   false alarms findings of severity >= medium whose kind the run does not have
 For each bad/fixed pair: the predicted saving (share_pct of the bad run's top finding) against
-the measured saving, 1 - fixed/bad synchronised time per sample from the capture sidecars
+the measured saving, 1 - fixed/bad synchronised time per sample from the capture sidecars (the
+finding of the fix's kind where the label allows several kinds first)
 (memory pairs: peak memory saved, against no time estimate).
 """
 
@@ -66,6 +67,7 @@ class RunScore:
     top_ok: bool
     false_alarms: list[str]
     findings: list[str]
+    fix_share_pct: float | None = None  # share of the first serious finding of the fix's kind
 
 
 @dataclass
@@ -90,10 +92,12 @@ def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
     else:
         top_ok = top is not None and top.kind in label.top
     alarms = [f"{f.kind}:{f.severity}" for f in serious if f.kind not in label.acceptable()]
+    fix = next((f for f in serious if f.kind == scenario.fix_kind), None) if scenario.fix_kind else top
     return RunScore(scenario.name, variant, sorted(label.top) if label.top else None,
                     top.kind if top else None, top.severity if top else None,
                     top.share_pct if top else None, top_ok, alarms,
-                    [f"{f.kind}:{f.severity}:{f.share_pct}" for f in d.findings])
+                    [f"{f.kind}:{f.severity}:{f.share_pct}" for f in d.findings],
+                    fix.share_pct if fix else None)
 
 
 def score_pair(scenario: labels.Scenario, bad: RunScore) -> PairScore:
@@ -104,7 +108,7 @@ def score_pair(scenario: labels.Scenario, bad: RunScore) -> PairScore:
         return PairScore(scenario.name, True, saved, None, None)
     tb, tf = time_per_sample_ms(b), time_per_sample_ms(f)
     measured = 100 * (1 - tf / tb) if tb and tf else None
-    predicted = bad.top_share_pct
+    predicted = bad.fix_share_pct
     err = abs(predicted - measured) if predicted is not None and measured is not None else None
     return PairScore(scenario.name, False, measured, predicted, err)
 

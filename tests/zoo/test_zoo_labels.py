@@ -27,8 +27,6 @@ PAIRS = [s.name for s in labels.ALL if s.is_pair and not s.memory
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP = {
-    ("gpt2_adamw_foreach", "bad"): "the per-parameter optimizer's cost is GPU time of ~1,200 small "
-        "kernels, not idle; launch-overhead only counts idle, so the real fused-GELU finding ranks first",
     ("gpt2_gelu_fusion", "bad"): "this capture's host ran the profiler ~2x slower than the synchronised "
         "run; the per-op profiler correction leaves host_bound (37%) above fusion",
     ("sync", "bad"): "the FP32 MLP's precision estimate ranks above the sync stall; not measured",
