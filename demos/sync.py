@@ -21,7 +21,9 @@ import _common
 args = _common.parse_args(
     __doc__,
     steps_cuda=20,
-    extra=lambda p: p.add_argument("--batch-size", type=int, default=None, help="rows per step"),
+    extra=lambda p: (p.add_argument("--batch-size", type=int, default=None, help="rows per step"),
+                     p.add_argument("--bf16", action="store_true",
+                                    help="forward under BF16 autocast (what precision alone saves)")),
 )
 device = args.device
 SYNC = args.variant == "bad"
@@ -74,7 +76,8 @@ for name, module in model.named_modules():
 
 def train_step():
     global nonfinite
-    logits = model(x_data)
+    with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=args.bf16):
+        logits = model(x_data).float()
     if SYNC:  # BAD: boolean indexing calls nonzero, whose output size the host must know
         loss = F.cross_entropy(logits[keep], y_data[keep])
     else:  # FIXED: the same mean over kept rows, with a multiply
@@ -94,7 +97,8 @@ def train_step():
 
 _common.run(
     args, train_step, batch_size=batch,
-    config={"host_syncs_in_step": SYNC, "dim": dim, "layers": layers, "classes": classes},
+    config={"host_syncs_in_step": SYNC, "dim": dim, "layers": layers, "classes": classes,
+            "autocast_dtype": "bfloat16" if args.bf16 else None},
 )
 if not SYNC and bool(nonfinite):  # the one read of the flag, after training
     raise FloatingPointError("loss was not finite")

@@ -95,10 +95,15 @@ def detect(frame: TraceFrame, cfg: Config):
         s = t - max(t * fused_bytes / moved, float(run["dur"].max()))
         saved += s
         rows.append((s, run, moved, fused_bytes, t))
-    per_step, share = cost(frame, saved)
+    n_steps = max(len(frame.steps), 1)
+    # A fused chain is also one op to dispatch instead of many: host time saved at the host's
+    # average cost per recorded op. The step shortens by whichever side sets its length.
+    removed_ops = sum(len(r[1]) - 1 for r in rows) / n_steps
+    ops_per_step = facts.ops_in_steps(frame) / n_steps
+    host_saved = removed_ops * facts.host_time_us(frame) / ops_per_step if ops_per_step else 0.0
+    per_step, share = cost(frame, facts.step_saving_us(frame, saved / n_steps, host_saved) * n_steps)
     if share < cfg.min_share_pct:
         return []
-    n_steps = max(len(frame.steps), 1)
     rows.sort(key=lambda r: -r[0])
     top = []
     for s, run, moved, fused_bytes, t in rows[:3]:
@@ -114,6 +119,9 @@ def detect(frame: TraceFrame, cfg: Config):
         "chains_per_step": round(len(rows) / n_steps, 1),
         "kernels_in_chains_per_step": round(in_chains / n_steps, 1),
         "chain_kernel_us_per_step": round(sum(r[4] for r in rows) / n_steps, 1),
+        "gpu_time_saved_us_per_step": round(saved / n_steps, 1),
+        "host_time_saved_us_per_step": round(host_saved, 1),
+        "host_time_us_per_step": round(facts.host_time_us(frame), 1),
         "bytes_moved_per_step": int(moved_total / n_steps),
         "bytes_if_fused_per_step": int(fused_total / n_steps),
         "largest_chains": top,

@@ -118,7 +118,10 @@ def detect(frame: TraceFrame, cfg: Config):
     mb = memory_bound_kernels(frame)
     mb = mb.loc[mb["dtype"].isin(FP32) & (mb["device"] == facts.main_device(frame))]
     mb_saved = 0.5 * float(mb["dur"].sum())
-    per_step, share = cost(frame, float(saved.sum()) + mb_saved)
+    n_steps = max(len(frame.steps), 1)
+    gpu_saved = (float(saved.sum()) + mb_saved) / n_steps
+    # GPU time saved shortens the step only where the GPU, not the host, sets its length
+    per_step, share = cost(frame, facts.step_saving_us(frame, gpu_saved) * n_steps)
     if share < cfg.min_share_pct:
         return []
     tf32_share = float(k32.loc[tf32, "dur"].sum() / max(k32["dur"].sum(), 1e-9))
@@ -134,6 +137,8 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["target_peak_tflops"] = target_peak
     evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
     evidence["fp32_kernel_us_per_step_at_target_peak"] = round(float(ideal_us.sum()) / n_steps, 1)
+    evidence["gpu_time_saved_us_per_step"] = round(gpu_saved, 1)
+    evidence["host_time_us_per_step"] = round(facts.host_time_us(frame), 1)
     evidence["layout_conversion_us_per_step"] = round(float(dur[layout].sum()) / n_steps, 1)
     evidence["fp32_memory_bound_us_per_step"] = round(float(mb["dur"].sum()) / n_steps, 1)
     g = frame.gpu_ops
