@@ -117,3 +117,24 @@ def test_gpu_activation_estimate_predicts_the_checkpointed_run(demo_pair):
     assert est["recompute_us_per_step"] == pytest.approx(gained_us, rel=0.5)
     assert not activation_memory.detect(frames["fixed"], activation_memory.Config())[0].evidence[
         "checkpointing_estimate"]
+
+
+def _captured_traces() -> list[Path]:
+    """Every single-process GPU trace the project ships with a capture sidecar."""
+    return sorted(p for p in (REPO / "traces").glob("*/*/*.json.gz")
+                  if p.with_name(p.name.replace(".json.gz", ".meta.json")).is_file())
+
+
+@pytest.mark.parametrize("path", _captured_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shipped_trace_peak_matches_max_memory_allocated(path):
+    """The zoo's and the demos' peak memory from [memory] events against the allocator's own
+    max_memory_allocated() over the profiled steps."""
+    meta = json.loads(path.with_name(path.name.replace(".json.gz", ".meta.json")).read_text())
+    truth = meta.get("max_memory_allocated_profiled_bytes")
+    if not truth:
+        pytest.skip("sidecar has no max_memory_allocated_profiled_bytes")
+    peak = memory.peak_memory_bytes(load_trace(path)[0])
+    if meta.get("config", {}).get("cuda_graph"):
+        assert peak is None  # a graph replay allocates nothing the profiler sees: no guess
+        return
+    assert peak == pytest.approx(truth, rel=TOLERANCE)
