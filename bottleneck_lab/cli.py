@@ -67,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--fail-on", choices=GATE_SEVERITIES, default=None, metavar="SEVERITY",
                    help="CI gate: exit 3 when a finding of SEVERITY (low, medium, high) or worse "
                         "exists; the report is still written")
+    a.add_argument("--annotate", metavar="OUT", default=None,
+                   help="also write the trace with the diagnosis added (.json or .json.gz): a "
+                        "'bottleneck-lab' process with idle gaps named by cause, each finding's spans, "
+                        "and GPU busy %% and memory counters; open it in Perfetto UI")
     a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
                    help="override a detector threshold (repeatable)")
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
@@ -169,6 +173,8 @@ def _analyze(args: argparse.Namespace) -> int:
         if drawn is None:
             sys.stderr.write("bottleneck-lab: no memory plot: trace has no [memory] events "
                              "(capture with profile_memory=True)\n")
+    if args.annotate:
+        _annotate(frames, diagnosis, args.annotate)
     if args.fail_on:
         failing = diagnosis.at_or_above(args.fail_on)
         if failing:
@@ -177,6 +183,23 @@ def _analyze(args: argparse.Namespace) -> int:
                              f"above {args.fail_on} in {args.path}: {codes}\n")
             return EXIT_GATE
     return EXIT_OK
+
+
+def _annotate(frames, diagnosis, out: str) -> None:
+    """The analysed rank's trace file (the slowest, which the summary describes) plus the
+    diagnosis as events."""
+    from .report.annotate import annotation_events
+    from .trace import TraceError
+    from .trace.write import write_with_events
+
+    rank = diagnosis.summary.extra.get("summary_rank")
+    source = next((f.path for f in frames if rank is None or f.rank == rank), frames[0].path)
+    try:
+        write_with_events(source, out, annotation_events(diagnosis))
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write annotated trace: {exc.strerror or exc}") from None
 
 
 def _color(output: str | None) -> bool:
