@@ -4,7 +4,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_trace", "load_frame", "TraceError"]
+__all__ = ["__version__", "analyze", "Diagnosis", "load_trace", "load_frame", "TraceError"]
 
 
 def __getattr__(name: str):
@@ -13,4 +13,15 @@ def __getattr__(name: str):
         from . import trace
 
         return getattr(trace, name)
+    if name == "analyze":
+        # `bottleneck_lab.analyze(path, **options) -> Diagnosis`. The name is also the submodule
+        # bottleneck_lab/analyze.py (whose `diagnose` older code imports); that module is callable,
+        # so both spellings work whichever was imported first.
+        import importlib
+
+        return importlib.import_module(".analyze", __name__)
+    if name == "Diagnosis":
+        from .diagnosis import Diagnosis
+
+        return Diagnosis
     raise AttributeError(name)

@@ -62,12 +62,22 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
                     "findings' time estimates leave it out"}
         k = facts.kernels(frame, dev)
         extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
+        if stats is not None:
+            extra["timeline"] = timeline(frame, dev)
     if eff.flops_per_step is not None:
         extra["flops_per_step_by_dtype"] = {k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()}
         extra["compute_time_share_pct"] = _r(eff.compute_time_share_pct, 1)
         dev_peak = device_peak(frame, peak)
         extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
         extra["roofline"] = roofline(frame, dev_peak)
+    if dev is not None:
+        top = top_kernels(frame, dev, kernel_table(frame, device_peak(frame, peak), top=10)
+                          if eff.flops_per_step is not None else [])
+        if top:
+            extra["top_kernels"] = top
+    mem = memory_curve(frame)
+    if mem is not None:
+        extra["memory_curve"] = mem
     return Summary(
         steps=stats.count if stats else None,
         step_time_us=round(stats.median_us, 1) if stats else None,
@@ -80,6 +90,112 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         peak_memory_bytes=peak_memory_bytes(frame),
         extra=extra,
     )
+
+
+# What the timeline keeps: every idle gap up to this many over the trace (the largest beyond it),
+# so a trace of thousands of steps does not turn the JSON into a copy of the trace.
+TIMELINE_MAX_GAPS = 5000
+TIMELINE_WINDOWS = 20  # GPU busy % of each step, over this many equal windows
+
+
+def timeline(frame: TraceFrame, dev: int) -> dict[str, Any]:
+    """Per step: its window, GPU busy time, and each idle gap with the finding kind that owns it
+    (facts.gap_owners: the kind whose finding reports that idle time). Gaps are
+    [start_us from the step's start, dur_us, index into `owners`]; `origin_ts` is the trace
+    timestamp (µs) of the first step's start, and each step's `start_us` is relative to it."""
+    from .trace import intervals as iv
+
+    steps = frame.steps
+    gaps = facts.idle_gaps(frame, dev)
+    owners = facts.gap_owners(frame) if dev == facts.main_device(frame) else gaps["cause"].to_numpy()
+    owner_names = list(facts.OWNERS)
+    code = {o: i for i, o in enumerate(owner_names)}
+    keep = np.ones(len(gaps), dtype=bool)
+    if len(gaps) > TIMELINE_MAX_GAPS:
+        keep[:] = False
+        keep[np.argsort(-gaps["dur"].to_numpy(), kind="stable")[:TIMELINE_MAX_GAPS]] = True
+    bs, be = frame.busy_intervals(dev)
+    origin = float(steps["ts"].min())
+    gs, gd, gstep = gaps["start"].to_numpy(), gaps["dur"].to_numpy(), gaps["step"].to_numpy()
+    out_steps = []
+    for st in steps.itertuples():
+        start, end = float(st.ts), float(st.end)
+        edges = np.linspace(start, end, TIMELINE_WINDOWS + 1)
+        busy_w = iv.overlap_with(bs, be, edges[:-1], edges[1:])
+        width = (end - start) / TIMELINE_WINDOWS
+        mine = np.flatnonzero(gstep == st.step) if len(gaps) else np.empty(0, dtype=int)
+        idle_by = {}
+        for i in mine:
+            idle_by[owners[i]] = idle_by.get(owners[i], 0.0) + float(gd[i])
+        shown = mine[keep[mine]] if len(mine) else mine
+        out_steps.append({
+            "step": int(st.step), "start_us": round(start - origin, 3), "dur_us": round(end - start, 3),
+            "busy_us": round(float(iv.overlap_with(bs, be, np.array([start]), np.array([end]))[0]), 3),
+            "idle_us_by_owner": {k: round(v, 3) for k, v in idle_by.items()},
+            "busy_pct_windows": [round(100.0 * float(b) / width, 1) if width > 0 else None for b in busy_w],
+            "gaps": [[round(float(gs[i]) - start, 3), round(float(gd[i]), 3), code[owners[i]]] for i in shown],
+            "gaps_omitted": int(len(mine) - len(shown)),
+        })
+    return {"device": int(dev), "origin_ts": origin, "owners": owner_names, "steps": out_steps}
+
+
+TOP_KERNELS = 10
+
+
+def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dict[str, Any]]:
+    """The kernels with the most GPU time per step, with their FLOP rate and share of the peak
+    where FLOPs are known (kernel_table rows, matched by name)."""
+    k = facts.kernels(frame, dev)
+    k = k.loc[k["step"] >= 0]
+    if not len(k):
+        return []
+    n_steps = max(len(frame.steps), 1)
+    total = float(k["dur"].sum())
+    grouped = k.groupby(k["name"].astype(object))["dur"].agg(["sum", "size"])
+    eff = {row["kernel"]: row for row in flop_table}
+    out = []
+    for name, r in grouped.sort_values("sum", ascending=False).head(TOP_KERNELS).iterrows():
+        e = eff.get(name[:120], {})
+        out.append({"kernel": name, "calls_per_step": round(float(r["size"]) / n_steps, 1),
+                    "us_per_step": round(float(r["sum"]) / n_steps, 1),
+                    "pct_of_kernel_time": round(100.0 * float(r["sum"]) / total, 1) if total > 0 else None,
+                    "dtype": e.get("dtype"), "tflops": e.get("tflops"), "pct_of_peak": e.get("pct_of_peak")})
+    return out
+
+
+MEMORY_CURVE_POINTS = 800
+
+
+def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
+    """The memory curve of the analysed device for plotting: at most MEMORY_CURVE_POINTS
+    [ms from the first step, allocated bytes, reserved bytes] points (each bucket keeps its
+    lowest and highest allocation, so peaks survive), each step's phases and peak."""
+    from . import memory
+
+    cv = memory.curve(frame)
+    report = memory.analyze(frame)
+    if cv is None or report is None or not len(cv):
+        return None
+    t0 = float(frame.steps["ts"].min()) if len(frame.steps) else float(cv.ts[0])
+    n = len(cv)
+    if n > MEMORY_CURVE_POINTS:
+        buckets = np.array_split(np.arange(n), MEMORY_CURVE_POINTS // 2)
+        idx = np.unique(np.concatenate([[b[np.argmin(cv.allocated[b])], b[np.argmax(cv.allocated[b])]]
+                                        for b in buckets if len(b)] + [[n - 1]]))
+    else:
+        idx = np.arange(n)
+    points = [[round((float(cv.ts[i]) - t0) / 1000.0, 4), int(cv.allocated[i]), int(cv.reserved[i])]
+              for i in idx]
+    steps = [{"step": s.step, "start_ms": round((s.start - t0) / 1000.0, 4),
+              "end_ms": round((s.end - t0) / 1000.0, 4),
+              "peak_ms": round((s.peak_ts - t0) / 1000.0, 4), "peak_bytes": int(s.peak_bytes),
+              "peak_op": s.peak_op, "peak_phase": s.peak_phase,
+              "phases": [{"name": p.name, "start_ms": round((p.start - t0) / 1000.0, 4),
+                          "end_ms": round((p.end - t0) / 1000.0, 4)} for p in s.phases]}
+             for s in report.steps]
+    where = f"GPU {cv.device_id}" if cv.device_type == memory.CUDA else "host"
+    return {"device": where, "origin_ts": t0, "events": n, "points": points, "steps": steps,
+            "peak_bytes": int(report.peak_bytes), "capacity_bytes": report.capacity_bytes}
 
 
 def _r(x: float | None, nd: int) -> float | None:
@@ -221,3 +337,76 @@ def _other_rank_findings(frames: list[TraceFrame], per_rank: list[list[Finding]]
             out += [{"rank": frame.rank, "code": f.code, "severity": f.severity, "title": f.title}
                     for f in found if f.code not in lead_codes]
     return out
+
+
+def normalize_overrides(overrides: dict[str, Any] | list[str] | None) -> dict[str, dict[str, Any]]:
+    """Detector overrides in any of the forms people write them, checked like `--set`:
+    ``{"sync-stall": {"min_share_pct": 1}}``, ``{"sync-stall.min_share_pct": 1}`` or
+    ``["sync-stall.min_share_pct=1"]``. Raises ValueError naming the bad one."""
+    from .detectors import parse_override
+
+    items: list[str] = []
+    if isinstance(overrides, (list, tuple)):
+        items = list(overrides)
+    elif overrides:
+        for key, value in overrides.items():
+            if isinstance(value, dict):
+                items += [f"{key}.{fld}={v}" for fld, v in value.items()]
+            else:
+                items.append(f"{key}={value}")
+    out: dict[str, dict[str, Any]] = {}
+    for text in items:
+        code, fld, value = parse_override(text)
+        out.setdefault(code, {})[fld] = value
+    return out
+
+
+def load_and_diagnose(path: str | Path, overrides: dict[str, Any] | list[str] | None = None, *,
+                      peak_tflops: float | None = None, peak_dtype: str | None = None,
+                      peaks_file: str | None = None, with_hta: bool = False,
+                      ) -> tuple[list[TraceFrame], Diagnosis]:
+    """The frames read from `path` and their Diagnosis (the CLI needs both)."""
+    from .trace import load_trace
+
+    checked = normalize_overrides(overrides)
+    if peak_tflops is not None and peak_tflops <= 0:
+        raise ValueError("peak_tflops must be positive")
+    if peaks_file is not None and not Path(peaks_file).is_file():
+        raise ValueError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
+    frames = load_trace(path)
+    d = diagnose(frames, checked, path=str(path), peak=PeakChoice(peak_tflops, peak_dtype, peaks_file))
+    if with_hta:
+        from .hta_bridge import hta_report
+
+        d.hta = hta_report(str(path), files=[f.path for f in frames])
+    return frames, d
+
+
+def analyze(path: str | Path, overrides: dict[str, Any] | list[str] | None = None, *,
+            peak_tflops: float | None = None, peak_dtype: str | None = None,
+            peaks_file: str | None = None, with_hta: bool = False) -> Diagnosis:
+    """Read a trace file (or a directory of per-rank traces) and diagnose it: the same Diagnosis
+    `bottleneck-lab analyze PATH` renders. For notebooks::
+
+        import bottleneck_lab
+        d = bottleneck_lab.analyze("trace.json.gz", {"sync-stall.min_share_pct": 1})
+        d                     # renders as the HTML report in Jupyter
+        d.findings_frame()    # one row per finding, as a pandas DataFrame
+
+    Raises `bottleneck_lab.TraceError` for an unusable trace and ValueError for a bad option."""
+    return load_and_diagnose(path, overrides, peak_tflops=peak_tflops, peak_dtype=peak_dtype,
+                             peaks_file=peaks_file, with_hta=with_hta)[1]
+
+
+class _CallableModule(type(json)):
+    """`bottleneck_lab.analyze` is this module (importing a submodule sets the package attribute
+    to it, so a function of that name in __init__ would be replaced); calling it runs analyze()."""
+
+    def __call__(self, path: str | Path, overrides: dict[str, Any] | list[str] | None = None,
+                 **options: Any) -> Diagnosis:
+        return analyze(path, overrides, **options)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

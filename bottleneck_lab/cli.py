@@ -1,6 +1,7 @@
 """`bottleneck-lab` command line. Imports stay lazy so `--help` starts fast.
 
-Exit codes: 0 analysed; 2 unusable input or arguments (one line on stderr); 1 a bug.
+Exit codes: 0 analysed; 1 a bug; 2 unusable input or arguments (one line on stderr); 3 a CI gate
+failed (`analyze --fail-on`, `compare --fail-if-slower`; the report is still written).
 """
 
 from __future__ import annotations
@@ -18,7 +19,19 @@ EXAMPLES = """examples:
   bottleneck-lab compare before.json.gz after.json.gz  what a change did, side by side
   bottleneck-lab demo --list                           the bottleneck demos
   bottleneck-lab demo dataloader                       run bad and fixed, compare side by side
+  bottleneck-lab analyze t.json.gz --fail-on medium    CI gate: exit 3 on a medium/high finding
+  bottleneck-lab compare a.json.gz b.json.gz --fail-if-slower 5   exit 3 if b is >5% slower
+
+exit codes:
+  0  analysed (and every gate passed)
+  1  a bug in bottleneck-lab (one line; BOTTLENECK_LAB_DEBUG=1 shows the traceback)
+  2  unusable input or arguments (one line on stderr naming the file and the problem)
+  3  a gate failed: --fail-on found a finding at or above that severity, or --fail-if-slower
+     saw the after step time slower by more than that percentage (the report is still written)
 """
+
+EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
+GATE_SEVERITIES = ("low", "medium", "high")
 
 
 class UsageError(Exception):
@@ -45,8 +58,19 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("analyze", help="diagnose a trace file or a directory of rank traces",
                        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument("path", nargs="?", help=".json, .json.gz, or a directory of per-rank traces")
-    a.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    a.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text",
+                   help="text (default), markdown, json (schema bottleneck-lab/diagnosis/1), or html "
+                        "(one self-contained file that works offline; use with -o)")
     a.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
+    a.add_argument("-v", "--verbose", action="store_true",
+                   help="text report: add each finding's evidence and every summary fact")
+    a.add_argument("--fail-on", choices=GATE_SEVERITIES, default=None, metavar="SEVERITY",
+                   help="CI gate: exit 3 when a finding of SEVERITY (low, medium, high) or worse "
+                        "exists; the report is still written")
+    a.add_argument("--annotate", metavar="OUT", default=None,
+                   help="also write the trace with the diagnosis added (.json or .json.gz): a "
+                        "'bottleneck-lab' process with idle gaps named by cause, each finding's spans, "
+                        "and GPU busy %% and memory counters; open it in Perfetto UI")
     a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
                    help="override a detector threshold (repeatable)")
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
@@ -66,11 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
     e.add_argument("code", help="detector code, e.g. sync-stall")
 
-    c = sub.add_parser("compare", help="two traces of the same step side by side (before, after)")
+    c = sub.add_parser("compare", help="two traces of the same step side by side (before, after)",
+                       epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("before", help="trace file or directory before the change")
     c.add_argument("after", help="trace file or directory after the change")
-    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--format", choices=("text", "json", "html"), default="text")
     c.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    c.add_argument("--fail-if-slower", type=float, default=None, metavar="PCT",
+                   help="CI gate: exit 3 when the after median step time is more than PCT%% slower "
+                        "than before; the comparison is still written")
 
     pk = sub.add_parser("peak", help="measure this GPU's peak TFLOP/s and bandwidth (needs torch, CUDA)")
     pk.add_argument("--out", default=None, help="where to save (default ~/.cache/bottleneck-lab/peaks.json)")
@@ -96,7 +124,7 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from .detectors import REGISTRY, parse_override
+    from .detectors import REGISTRY
 
     if args.list_detectors:
         w = max(len(c) for c in REGISTRY)
@@ -104,21 +132,18 @@ def _analyze(args: argparse.Namespace) -> int:
             first = det.doc.splitlines()[0]
             needs = ", ".join(sorted(det.requires))
             sys.stdout.write(f"{code:<{w}}  {det.kind:<16} {first}  [needs: {needs}]\n")
-        return 0
+        return EXIT_OK
     if not args.path:
         raise UsageError("analyze: give a trace PATH (or --list-detectors)")
-    overrides: dict[str, dict] = {}
-    for text in args.set:
-        try:
-            code, fld, value = parse_override(text)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        overrides.setdefault(code, {})[fld] = value
 
-    from .analyze import diagnose
+    from .analyze import load_and_diagnose, normalize_overrides
     from .report import render
-    from .efficiency import PeakChoice
+    from .report.progress import progress
 
+    try:
+        overrides = normalize_overrides(args.set)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     peaks_file = args.peaks_file
     if peaks_file == "":
         from .measure_peak import DEFAULT_PATH
@@ -128,17 +153,15 @@ def _analyze(args: argparse.Namespace) -> int:
         raise UsageError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError("--peak-tflops must be positive")
-    try:  # arguments are checked first: a multi-GB trace should not load before a typo is found
-        frames = _load(args.path)
-    except MemoryError:
-        raise UsageError(f"{args.path}: trace too large for the available memory") from None
-    choice = PeakChoice(args.peak_tflops, args.peak_dtype, peaks_file)
-    diagnosis = diagnose(frames, overrides, path=args.path, peak=choice)
-    if args.with_hta:
-        from .hta_bridge import hta_report
-
-        diagnosis.hta = hta_report(args.path, files=[f.path for f in frames])
-    _write(render(diagnosis, args.format), args.output)
+    # Arguments are checked before loading: a multi-GB trace should not load before a typo is found.
+    with progress() as stage:
+        with stage(f"reading and analysing {args.path}"):
+            frames, diagnosis = _guarded(args.path, lambda: load_and_diagnose(
+                args.path, overrides, peak_tflops=args.peak_tflops, peak_dtype=args.peak_dtype,
+                peaks_file=peaks_file, with_hta=args.with_hta))
+        with stage("writing the report"):
+            _write(render(diagnosis, args.format, verbose=args.verbose,
+                          color=_color(args.output) if args.format == "text" else False), args.output)
     if args.memory_plot:
         from .report.memory_plot import plot_memory
 
@@ -150,7 +173,52 @@ def _analyze(args: argparse.Namespace) -> int:
         if drawn is None:
             sys.stderr.write("bottleneck-lab: no memory plot: trace has no [memory] events "
                              "(capture with profile_memory=True)\n")
-    return 0
+    if args.annotate:
+        _annotate(frames, diagnosis, args.annotate)
+    if args.fail_on:
+        failing = diagnosis.at_or_above(args.fail_on)
+        if failing:
+            codes = ", ".join(f"{f.code} ({f.severity})" for f in failing)
+            sys.stderr.write(f"bottleneck-lab: --fail-on {args.fail_on}: {len(failing)} finding(s) at or "
+                             f"above {args.fail_on} in {args.path}: {codes}\n")
+            return EXIT_GATE
+    return EXIT_OK
+
+
+def _annotate(frames, diagnosis, out: str) -> None:
+    """The analysed rank's trace file (the slowest, which the summary describes) plus the
+    diagnosis as events."""
+    from .report.annotate import annotation_events
+    from .trace import TraceError
+    from .trace.write import write_with_events
+
+    rank = diagnosis.summary.extra.get("summary_rank")
+    source = next((f.path for f in frames if rank is None or f.rank == rank), frames[0].path)
+    try:
+        write_with_events(source, out, annotation_events(diagnosis))
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"{out}: cannot write annotated trace: {exc.strerror or exc}") from None
+
+
+def _color(output: str | None) -> bool:
+    """Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    if output or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _guarded(path: str, run):
+    """Run a load: a bad trace or option is a UsageError (one line, exit 2)."""
+    from .trace import TraceError
+
+    try:
+        return run()
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+    except MemoryError:
+        raise UsageError(f"{path}: trace too large for the available memory") from None
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -175,22 +243,43 @@ def _load(path: str):
 def _compare(args: argparse.Namespace) -> int:
     from .analyze import diagnose
     from .compare import compare
+    from .report.progress import progress
 
+    if args.fail_if_slower is not None and args.fail_if_slower < 0:
+        raise UsageError("--fail-if-slower must be a percentage >= 0")
     sides = []
-    for path in (args.before, args.after):
-        frames = _load(path)
-        sides.append((frames, diagnose(frames, path=path)))
-    result = compare(*sides)
+    with progress() as stage:
+        for path in (args.before, args.after):
+            with stage(f"reading and analysing {path}"):
+                frames = _load(path)
+                sides.append((frames, diagnose(frames, path=path)))
+        result = compare(*sides)
     if args.format == "json":
         from .report.json_report import render_plain
 
         text = render_plain(result.to_dict())
+    elif args.format == "html":
+        from .report.html import render_comparison_html
+
+        text = render_comparison_html(result, sides[0][1], sides[1][1])
     else:
         from .report.compare_text import render_comparison
 
         text = render_comparison(result)
     _write(text, args.output)
-    return 0
+    if args.fail_if_slower is not None:
+        before, after = (d.summary.step_time_us for _, d in sides)
+        if not before or after is None:
+            missing = args.before if not before else args.after
+            raise UsageError(f"{missing}: no step time to compare (trace has no steps), "
+                             "so --fail-if-slower cannot be judged")
+        slower_pct = 100.0 * (after - before) / before
+        if slower_pct > args.fail_if_slower:
+            sys.stderr.write(f"bottleneck-lab: --fail-if-slower {args.fail_if_slower:g}: {args.after} is "
+                             f"{slower_pct:.1f}% slower than {args.before} (median step "
+                             f"{before / 1000:.3f} ms -> {after / 1000:.3f} ms)\n")
+            return EXIT_GATE
+    return EXIT_OK
 
 
 def _peak(args: argparse.Namespace) -> int:
@@ -211,12 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo, "peak": _peak, "compare": _compare}
     if args.command is None:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     try:
         return handlers[args.command](args)
     except UsageError as exc:
         sys.stderr.write(f"bottleneck-lab: {exc}\n")
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         sys.stderr.write("bottleneck-lab: interrupted\n")
         return 130
@@ -227,4 +316,4 @@ def main(argv: list[str] | None = None) -> int:
             raise
         sys.stderr.write(f"bottleneck-lab: internal error ({type(exc).__name__}: {exc}); "
                          "rerun with BOTTLENECK_LAB_DEBUG=1 for the traceback and report it\n")
-        return 1
+        return EXIT_BUG

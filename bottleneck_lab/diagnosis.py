@@ -106,6 +106,31 @@ class Diagnosis:
             out["hta"] = self.hta
         return out
 
+    FRAME_COLUMNS = ("code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct", "fix")
+
+    def findings_frame(self):
+        """The findings as a pandas DataFrame, one row per finding in ranked order (columns
+        FRAME_COLUMNS; severity is an ordered categorical, so sorting by it works)."""
+        import pandas as pd
+
+        df = pd.DataFrame([{c: getattr(f, c) for c in self.FRAME_COLUMNS} for f in self.findings],
+                          columns=list(self.FRAME_COLUMNS))
+        df["severity"] = pd.Categorical(df["severity"], categories=SEVERITIES, ordered=True)
+        return df.astype({"time_lost_us_per_step": "float64", "share_pct": "float64"})
+
+    def at_or_above(self, severity: str) -> list[Finding]:
+        """Findings of this severity or worse (what `analyze --fail-on` counts)."""
+        if severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {severity!r} (one of {', '.join(SEVERITIES)})")
+        floor = SEVERITIES.index(severity)
+        return [f for f in self.findings if SEVERITIES.index(f.severity) >= floor]
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a Diagnosis as the HTML report (the same renderer as --format html)."""
+        from .report.html import render_html
+
+        return render_html(self, standalone=False)
+
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
     """Most costly first; findings without a time estimate after those with one, by severity."""

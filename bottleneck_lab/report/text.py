@@ -1,4 +1,9 @@
-"""Terminal text and Markdown: the verdict first, then findings with evidence and fix, then numbers."""
+"""Terminal text and Markdown. No analysis happens here: everything comes from the Diagnosis.
+
+The text report, by default: the verdict, one entry per finding (severity, kind, time lost per
+step, the title, the fix), the summary table and the top kernels. `verbose` adds each finding's
+evidence and every summary fact. Lines fit `width` (100) columns; colour (ANSI) only when asked.
+"""
 
 from __future__ import annotations
 
@@ -6,30 +11,37 @@ import textwrap
 from typing import Any
 
 from ..diagnosis import Diagnosis, Finding
+from .format import OWNER_LABELS, fmt_bytes, fmt_us, fmt_value, short_kernel
+
+# Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
+PLOT_DATA = ("timeline", "memory_curve")
+# Summary facts the concise report shows in its own rows or tables.
+SHOWN_APART = ("idle_us_per_step_by_cause", "top_kernels", "nvml", "kernel_efficiency", "roofline",
+               "findings_on_other_ranks", "step_time_us_by_rank", "summary_rank", "kernels_per_step")
+
+_fmt_us, _fmt_value = fmt_us, fmt_value  # older names, kept for importers
 
 
-def _fmt_us(us: float | None) -> str:
-    if us is None:
-        return "n/a"
-    return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
+class Style:
+    """ANSI styles, or none. Only the renderer's own decoration is styled, never data."""
+
+    CODES = {"bold": "1", "dim": "2", "high": "1;31", "medium": "1;33", "low": "36", "info": "2"}
+
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, style: str) -> str:
+        if not self.color or not text:
+            return text
+        return f"\033[{self.CODES[style]}m{text}\033[0m"
 
 
-def _fmt_value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}: {_fmt_value(x)}" for k, x in v.items())
-    if isinstance(v, list):
-        return "; ".join(_fmt_value(x) for x in v)
-    return str(v)
-
-
-def verdict(d: Diagnosis) -> str:
+def verdict(d: Diagnosis, with_fix: bool = True) -> str:
     s = d.summary
     if not d.trace.has_gpu:
         return ("This trace has no GPU activity (CPU-only or captured without CUDA activities), so "
                 "there is no GPU time to explain. Capture with ProfilerActivity.CUDA to diagnose GPU steps.")
-    head = (f"Median step {_fmt_us(s.step_time_us)} over {s.steps} step(s); "
+    head = (f"Median step {fmt_us(s.step_time_us)} over {s.steps} step(s); "
             f"the GPU is busy {s.gpu_busy_pct:.1f}% of it." if s.gpu_busy_pct is not None else "")
     v = d.verdict
     if v is None:
@@ -37,84 +49,172 @@ def verdict(d: Diagnosis) -> str:
                        "bottleneck.")
     cost = ""
     if v.time_lost_us_per_step is not None and v.share_pct is not None:
-        cost = f" It costs about {_fmt_us(v.time_lost_us_per_step)} per step ({v.share_pct:.0f}%)."
-    return f"{head} Main bottleneck: {v.title}.{cost} Fix: {v.fix}"
+        cost = f" It costs about {fmt_us(v.time_lost_us_per_step)} per step ({v.share_pct:.0f}%)."
+    fix = f" Fix: {v.fix}" if with_fix else ""
+    return f"{head} Main bottleneck: {v.title}.{cost}{fix}".strip()
 
 
-def _finding_lines(i: int, f: Finding, width: int) -> list[str]:
-    lines = [f"{i}. [{f.severity.upper()}] {f.title}",
-             f"   {f.kind} · {f.code} · lost {_fmt_us(f.time_lost_us_per_step)}/step"
-             + (f" ({f.share_pct:.1f}%)" if f.share_pct is not None else "")]
+def _wrap(text: str, width: int, indent: str, hang: str | None = None) -> list[str]:
+    return textwrap.wrap(text, width, initial_indent=indent,
+                         subsequent_indent=indent if hang is None else hang,
+                         break_on_hyphens=False) or [indent.rstrip()]
+
+
+def _evidence_value(v: Any) -> str:
+    """Evidence values as text, kernel names shortened (the full names are in the JSON)."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_evidence_value(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return "; ".join(_evidence_value(x) for x in v)
+    if isinstance(v, str) and len(v) > 60 and ("<" in v or "(" in v):
+        return short_kernel(v)
+    return fmt_value(v)
+
+
+def _evidence_lines(f: Finding, width: int) -> list[str]:
+    lines: list[str] = []
     for k, v in f.evidence.items():
         if isinstance(v, list) and v and isinstance(v[0], dict):
-            lines.append(f"   {k}:")
+            lines.append(f"     {k}:")
             for item in v[:5]:
-                lines.extend(textwrap.wrap(_fmt_value(item), width, initial_indent="     - ",
-                                           subsequent_indent="       "))
+                lines.extend(_wrap(_evidence_value(item), width, "       - ", "         "))
         else:
-            lines.extend(textwrap.wrap(f"{k}: {_fmt_value(v)}", width, initial_indent="   ",
-                                       subsequent_indent="     "))
+            lines.extend(_wrap(f"{k}: {_evidence_value(v)}", width, "     ", "       "))
     if f.efficiency:
-        lines.append(f"   efficiency: {_fmt_value(f.efficiency)}")
-    lines.extend(textwrap.wrap(f"Fix: {f.fix}", width, initial_indent="   ", subsequent_indent="   "))
+        lines.extend(_wrap(f"efficiency: {_evidence_value(f.efficiency)}", width, "     ", "       "))
     return lines
 
 
-def _summary_lines(d: Diagnosis) -> list[str]:
+def _finding_head(i: int, f: Finding, width: int, st: Style) -> list[str]:
+    """` 1. HIGH   sync_stall          6.61 ms  33.3%  title`, the title wrapped under itself."""
+    lost = fmt_us(f.time_lost_us_per_step) if f.time_lost_us_per_step is not None else "-"
+    share = f"{f.share_pct:.1f}%" if f.share_pct is not None else "-"
+    prefix = f"{i:>2}. {f.severity.upper():<6} {f.kind:<17} {lost:>9} {share:>6}  "
+    lines = _wrap(f.title, width, prefix, " " * len(prefix))
+    sev = f"{f.severity.upper():<6}"
+    lines[0] = lines[0].replace(sev, st(sev, f.severity), 1)
+    return lines
+
+
+def _finding_lines(i: int, f: Finding, width: int, st: Style, verbose: bool) -> list[str]:
+    lines = _finding_head(i, f, width, st)
+    if verbose:
+        lines.append(f"     code: {f.code}")
+        lines.extend(_evidence_lines(f, width))
+    fix = _wrap(f"fix: {f.fix}", width, "     ", "          ")
+    fix[0] = fix[0].replace("fix:", st("fix:", "bold"), 1)  # styled after wrapping: codes take no columns
+    return lines + fix
+
+
+def _kernel_rows(items: list[dict], width: int) -> list[str]:
+    """Top kernels as an aligned table: short name, calls and time per step, share, FLOP rate."""
+    name_w = min(max(len(short_kernel(k["kernel"], 44)) for k in items), 44)
+    head = f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  {'TFLOP/s':>7}  {'% peak':>6}"
+    out = [head[:width]]
+    for k in items:
+        tf = f"{k['tflops']:.1f}" if k.get("tflops") is not None else "-"
+        pk = f"{k['pct_of_peak']:.0f}%" if k.get("pct_of_peak") is not None else "-"
+        share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
+        out.append(f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
+                   f"{fmt_us(k['us_per_step']):>10}  {share:>6}  {tf:>7}  {pk:>6}"[:width])
+    return out
+
+
+def _summary_rows(d: Diagnosis, verbose: bool) -> tuple[list[tuple[str, str]], list[tuple[str, list]]]:
     s = d.summary
     dev = d.trace.device or {}
-    rows = [
+    rows: list[tuple[str, str]] = [
         ("trace", d.trace.path), ("ranks", ", ".join(map(str, d.trace.ranks))),
         ("device", dev.get("name") or "none"), ("events", f"{d.trace.events:,}"),
-        ("steps", s.steps), ("median step time", _fmt_us(s.step_time_us)),
+        ("steps", str(s.steps)), ("median step time", fmt_us(s.step_time_us)),
         ("GPU busy", f"{s.gpu_busy_pct:.1f}%" if s.gpu_busy_pct is not None else "n/a"),
     ]
+    x = s.extra
+    if x.get("idle_us_per_step_by_cause"):
+        idle = dict(sorted(((k, v) for k, v in x["idle_us_per_step_by_cause"].items() if v),
+                           key=lambda kv: -kv[1]))
+        rows.append(("idle per step", ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
+                     or "none"))
+    if x.get("kernels_per_step") is not None:
+        rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
         rows.append(("FLOPs per step", f"{s.flops_per_step:.3g}"))
     if s.achieved_tflops is not None:
         rows.append(("achieved", f"{s.achieved_tflops:.1f} TFLOP/s"))
     if s.mfu_pct is not None:
-        nvml = s.extra.get("nvml") or {}
+        nvml = x.get("nvml") or {}
         beside = (f"; NVML says the GPU was busy {nvml['gpu_busy_pct']:.0f}% of the time"
                   if nvml.get("gpu_busy_pct") is not None else "")
         rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s{beside}"))
-        rows.append(("peak source", s.peak_source))
+        rows.append(("peak source", s.peak_source or "n/a"))
     if s.peak_memory_bytes is not None:
-        rows.append(("peak memory", f"{s.peak_memory_bytes / 2**30:.2f} GiB"))
-    tables = []
-    for k, v in s.extra.items():
-        if isinstance(v, list) and v and isinstance(v[0], dict):
-            tables.append((k.replace("_", " "), v))  # rendered as rows below the key-value lines
-        else:
-            rows.append((k.replace("_", " "), _fmt_value(v)))
+        rows.append(("peak memory", fmt_bytes(s.peak_memory_bytes)))
+    if "summary_rank" in x:
+        rows.append(("summary rank", f"{x['summary_rank']} (the slowest; it sets the job's pace)"))
+    if x.get("step_time_us_by_rank"):
+        rows.append(("step time by rank", ", ".join(f"{r}: {fmt_us(v)}" for r, v in x["step_time_us_by_rank"].items())))
+    tables: list[tuple[str, list]] = []
+    if x.get("findings_on_other_ranks"):
+        tables.append(("findings on other ranks", x["findings_on_other_ranks"]))
+    if verbose:
+        for k, v in x.items():
+            if k in PLOT_DATA or k in ("idle_us_per_step_by_cause", "kernels_per_step", "top_kernels",
+                                       "summary_rank", "step_time_us_by_rank", "findings_on_other_ranks"):
+                continue
+            if isinstance(v, list) and v and isinstance(v[0], dict):
+                tables.append((k.replace("_", " "), v))
+            else:
+                rows.append((k.replace("_", " "), _evidence_value(v)))
+    return rows, tables
+
+
+def _summary_lines(d: Diagnosis, width: int = 100, verbose: bool = True) -> list[str]:
+    rows, tables = _summary_rows(d, verbose)
     w = max(len(k) for k, _ in rows)
-    out = [f"  {k:<{w}}  {v}" for k, v in rows]
+    out: list[str] = []
+    for k, v in rows:
+        out.extend(_wrap(f"{k:<{w}}  {v}", width, "  ", "  " + " " * (w + 2)))
     for title, items in tables:
         out.append(f"  {title}:")
-        out.extend(f"    - {_fmt_value(item)}" for item in items)
+        for item in items:
+            out.extend(_wrap(_evidence_value(item), width, "    - ", "      "))
     return out
 
 
-def render_text(d: Diagnosis, width: int = 100) -> str:
-    out = ["bottleneck-lab diagnosis", "=" * 24, ""]
-    out.extend(textwrap.wrap(verdict(d), width))
+def render_text(d: Diagnosis, width: int = 100, verbose: bool = False, color: bool = False) -> str:
+    st = Style(color)
+    out = [st("bottleneck-lab diagnosis", "bold"), "=" * 24, ""]
+    out.extend(_wrap(verdict(d, with_fix=False), width, ""))
     out.append("")
-    shown = [f for f in d.findings]
-    out.append(f"Findings ({len(shown)})" if shown else "Findings: none")
-    for i, f in enumerate(shown, 1):
-        out.append("")
-        out.extend(_finding_lines(i, f, width))
-    out += ["", "Summary"]
-    out.extend(_summary_lines(d))
+    if d.findings:
+        out.append(st(f"Findings ({len(d.findings)}), most costly first", "bold"))
+        out.append(st(f"    {'sev.':<6} {'kind':<17} {'lost/step':>9} {'share':>6}  finding", "dim"))
+        for i, f in enumerate(d.findings, 1):
+            if verbose and i > 1:
+                out.append("")
+            out.extend(_finding_lines(i, f, width, st, verbose))
+    else:
+        out.append(st("Findings: none", "bold"))
+    out += ["", st("Summary", "bold")]
+    out.extend(_summary_lines(d, width, verbose))
+    top = d.summary.extra.get("top_kernels")
+    if top:
+        out += ["", st("Top kernels by GPU time", "bold")]
+        out.extend(_kernel_rows(top if verbose else top[:5], width))
     if d.skipped:
-        out += ["", "Detectors skipped"]
-        out.extend(f"  {c}: {why}" for c, why in d.skipped.items())
+        out += ["", st("Detectors skipped", "bold")]
+        for c, why in d.skipped.items():
+            out.extend(_wrap(f"{c}: {why}", width, "  ", "    "))
     if d.errors:
-        out += ["", "Detector errors (the rest of the report stands)"]
-        out.extend(f"  {c}: {msg}" for c, msg in d.errors.items())
+        out += ["", st("Detector errors (the rest of the report stands)", "bold")]
+        for c, msg in d.errors.items():
+            out.extend(_wrap(f"{c}: {msg}", width, "  ", "    "))
     if d.trace.warnings:
-        out += ["", "Trace warnings"]
-        out.extend(f"  {w}" for w in d.trace.warnings)
+        out += ["", st("Trace warnings", "bold")]
+        for w in d.trace.warnings:
+            out.extend(_wrap(w, width, "  ", "    "))
+    if not verbose and any(f.evidence for f in d.findings):
+        out += ["", st("(--verbose shows each finding's evidence; --format html draws the timeline)", "dim")]
     if d.hta is not None:
         from ..hta_bridge import render_hta_text
 
@@ -126,10 +226,10 @@ def render_markdown(d: Diagnosis) -> str:
     out = ["# bottleneck-lab diagnosis", "", verdict(d), ""]
     for i, f in enumerate(d.findings, 1):
         out.append(f"## {i}. {f.title}")
-        out.append(f"*{f.severity}* · `{f.kind}` · `{f.code}` · lost {_fmt_us(f.time_lost_us_per_step)}/step")
+        out.append(f"*{f.severity}* · `{f.kind}` · `{f.code}` · lost {fmt_us(f.time_lost_us_per_step)}/step")
         out.append("")
         for k, v in f.evidence.items():
-            out.append(f"- **{k}**: {_fmt_value(v)}")
+            out.append(f"- **{k}**: {fmt_value(v)}")
         out += ["", f"**Fix:** {f.fix}", ""]
     out += ["## Summary", "", "```"] + _summary_lines(d) + ["```", ""]
     if d.hta is not None:
