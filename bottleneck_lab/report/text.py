@@ -43,6 +43,11 @@ def verdict(d: Diagnosis, with_fix: bool = True) -> str:
                 "there is no GPU time to explain. Capture with ProfilerActivity.CUDA to diagnose GPU steps.")
     head = (f"Median step {fmt_us(s.step_time_us)} over {s.steps} step(s); "
             f"the GPU is busy {s.gpu_busy_pct:.1f}% of it." if s.gpu_busy_pct is not None else "")
+    overhead = (s.extra or {}).get("profiler_overhead") or {}
+    real = overhead.get("step_time_us_without_profiler_est")
+    if head and real and s.step_time_us and real < 0.95 * s.step_time_us:
+        head += (f" The profiler slowed the host: about {fmt_us(real)} per step without it, and the "
+                 "shares below are of that.")
     v = d.verdict
     if v is None:
         return head + (" No finding of severity medium or high: nothing here stands out as the "
