@@ -18,7 +18,10 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(VENV)/bin/bottleneck-lab demo dataloader
 
+# Lint and format are checked first: a style slip fails as fast as a broken test.
 test: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed

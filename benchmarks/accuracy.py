@@ -39,8 +39,11 @@ def trace_path(scenario: labels.Scenario, variant: str) -> Path:
 
 
 def _metas(path: Path) -> list[dict]:
-    files = sorted(path.glob("*.meta.json")) if path.is_dir() else [path.with_name(
-        path.name.removesuffix(".json.gz") + ".meta.json")]
+    files = (
+        sorted(path.glob("*.meta.json"))
+        if path.is_dir()
+        else [path.with_name(path.name.removesuffix(".json.gz") + ".meta.json")]
+    )
     return [json.loads(f.read_text()) for f in files if f.is_file()]
 
 
@@ -92,12 +95,23 @@ def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
     else:
         top_ok = top is not None and top.kind in label.top
     alarms = [f"{f.kind}:{f.severity}" for f in serious if f.kind not in label.acceptable()]
-    fix = next((f for f in serious if f.kind == scenario.fix_kind), None) if scenario.fix_kind else top
-    return RunScore(scenario.name, variant, sorted(label.top) if label.top else None,
-                    top.kind if top else None, top.severity if top else None,
-                    top.share_pct if top else None, top_ok, alarms,
-                    [f"{f.kind}:{f.severity}:{f.share_pct}" for f in d.findings],
-                    fix.share_pct if fix else None)
+    fix = (
+        next((f for f in serious if f.kind == scenario.fix_kind), None)
+        if scenario.fix_kind
+        else top
+    )
+    return RunScore(
+        scenario.name,
+        variant,
+        sorted(label.top) if label.top else None,
+        top.kind if top else None,
+        top.severity if top else None,
+        top.share_pct if top else None,
+        top_ok,
+        alarms,
+        [f"{f.kind}:{f.severity}:{f.share_pct}" for f in d.findings],
+        fix.share_pct if fix else None,
+    )
 
 
 def score_pair(scenario: labels.Scenario, bad: RunScore) -> PairScore:
@@ -129,12 +143,20 @@ def main() -> int:
     print(f"{'scenario':<24}{'run':<8}{'label top':<34}{'top finding':<28}{'ok':<4}false alarms")
     for r in runs:
         label = ",".join(r.label_top) if r.label_top else "(healthy)"
-        got = f"{r.top_kind} {r.top_severity} {r.top_share_pct}" if r.top_kind else "(none >= medium)"
-        print(f"{r.scenario:<24}{r.variant:<8}{label[:33]:<34}{got[:27]:<28}{'y' if r.top_ok else 'N':<4}"
-              f"{', '.join(r.false_alarms) or '-'}")
+        got = (
+            f"{r.top_kind} {r.top_severity} {r.top_share_pct}" if r.top_kind else "(none >= medium)"
+        )
+        print(
+            f"{r.scenario:<24}{r.variant:<8}{label[:33]:<34}{got[:27]:<28}{'y' if r.top_ok else 'N':<4}"
+            f"{', '.join(r.false_alarms) or '-'}"
+        )
     print(f"\n{'pair':<24}{'measured saving':>16}{'predicted':>11}{'error pts':>11}")
     for q in pairs:
-        meas = f"{q.measured_saving_pct:.1f}%" + (" mem" if q.memory else "") if q.measured_saving_pct is not None else "n/a"
+        meas = (
+            f"{q.measured_saving_pct:.1f}%" + (" mem" if q.memory else "")
+            if q.measured_saving_pct is not None
+            else "n/a"
+        )
         pred = f"{q.predicted_saving_pct:.1f}%" if q.predicted_saving_pct is not None else "-"
         err = f"{q.error_points:.1f}" if q.error_points is not None else "-"
         print(f"{q.scenario:<24}{meas:>16}{pred:>11}{err:>11}")
@@ -142,11 +164,16 @@ def main() -> int:
     n_alarm = sum(len(r.false_alarms) for r in runs)
     timed = [q for q in pairs if q.error_points is not None]
     within = sum(q.error_points <= 15 for q in timed)
-    print(f"\ntop finding right: {n_ok}/{len(runs)} runs; false alarms (>= medium): {n_alarm}; "
-          f"predicted saving within 15 points: {within}/{len(timed)} pairs")
+    print(
+        f"\ntop finding right: {n_ok}/{len(runs)} runs; false alarms (>= medium): {n_alarm}; "
+        f"predicted saving within 15 points: {within}/{len(timed)} pairs"
+    )
     if args.json:
-        args.json.write_text(json.dumps({"runs": [asdict(r) for r in runs],
-                                         "pairs": [asdict(q) for q in pairs]}, indent=1))
+        args.json.write_text(
+            json.dumps(
+                {"runs": [asdict(r) for r in runs], "pairs": [asdict(q) for q in pairs]}, indent=1
+            )
+        )
     return 0
 
 

@@ -33,8 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "benchmarks" / ".cache"
 ORIGINAL = (
-    ROOT.parent
-    / "shared/external-traces/v100_ddp2_sgd_profile_memory/df_index_resolver.json.gz"
+    ROOT.parent / "shared/external-traces/v100_ddp2_sgd_profile_memory/df_index_resolver.json.gz"
 ).resolve()
 TILED = CACHE / "v100_ddp2_sgd_profile_memory_x10" / "rank-1.json"
 
@@ -87,7 +86,10 @@ def trace_facts(trace: Path) -> dict:
         key = f"{f.resolve()}|{st.st_size}|{st.st_mtime_ns}"
         if key not in cache:  # parse in a child so this process stays small
             out = subprocess.run(
-                [sys.executable, "-c", _FACTS_CODE, str(f)], check=True, capture_output=True, text=True
+                [sys.executable, "-c", _FACTS_CODE, str(f)],
+                check=True,
+                capture_output=True,
+                text=True,
             )
             cache[key] = json.loads(out.stdout)
         total["events"] += cache[key]["events"]
@@ -257,7 +259,9 @@ def markdown(rows: list[dict]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=1, help="runs per side and trace; the median is reported")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="runs per side and trace; the median is reported"
+    )
     ap.add_argument("--traces", nargs="+", type=Path, help="trace files or per-rank directories")
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--ours", default=OURS_CMD, help=f"our command (default: {OURS_CMD!r})")

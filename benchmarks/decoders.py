@@ -40,8 +40,9 @@ print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrs
 
 def measure(mode: str, path: Path) -> tuple[float, float] | None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(path)], capture_output=True,
-                         text=True, env=env)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, mode, str(path)], capture_output=True, text=True, env=env
+    )
     if out.returncode != 0:
         return None
     s, mb = out.stdout.split()
@@ -50,7 +51,8 @@ def measure(mode: str, path: Path) -> tuple[float, float] | None:
 
 def main() -> None:
     files = [Path(p) for p in sys.argv[1:]] or sorted(
-        f for f in EXTERNAL.glob("*/*.json.gz") if "_et." not in f.name)
+        f for f in EXTERNAL.glob("*/*.json.gz") if "_et." not in f.name
+    )
     modes = ("orjson", "msgspec", "msgspec typed")
     print("| trace | " + " | ".join(f"{m} s | {m} MB" for m in modes) + " |")
     print("|---|" + "---:|" * (2 * len(modes)))

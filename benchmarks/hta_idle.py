@@ -66,7 +66,11 @@ def main() -> None:
     ap.add_argument("--consecutive-kernel-delay", type=int, default=30, help="HTA default: 30")
     ap.add_argument("--interval-stats", action="store_true", help="add per-category gap statistics")
     a = ap.parse_args()
-    print(json.dumps(idle_breakdown(a.trace_dir, a.consecutive_kernel_delay, a.interval_stats), indent=1))
+    print(
+        json.dumps(
+            idle_breakdown(a.trace_dir, a.consecutive_kernel_delay, a.interval_stats), indent=1
+        )
+    )
 
 
 if __name__ == "__main__":

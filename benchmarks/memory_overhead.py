@@ -18,7 +18,9 @@ from unittest import mock
 from bottleneck_lab import analyze, detectors
 from bottleneck_lab.trace import load_trace
 
-DEFAULT = (Path(__file__).resolve().parents[2] / "shared/external-traces/v100_ddp2_sgd_profile_memory")
+DEFAULT = (
+    Path(__file__).resolve().parents[2] / "shared/external-traces/v100_ddp2_sgd_profile_memory"
+)
 MEMORY_CODES = ("activation-memory", "recompute", "memory-capacity")
 
 
@@ -29,8 +31,10 @@ def run(path: Path, with_memory: bool) -> float:
         analyze.diagnose(frames)
     else:
         registry = {c: d for c, d in detectors.REGISTRY.items() if c not in MEMORY_CODES}
-        with mock.patch.dict(detectors.REGISTRY, registry, clear=True), \
-                mock.patch.object(analyze, "peak_memory_bytes", lambda frame: None):
+        with (
+            mock.patch.dict(detectors.REGISTRY, registry, clear=True),
+            mock.patch.object(analyze, "peak_memory_bytes", lambda frame: None),
+        ):
             analyze.diagnose(frames)
     return time.perf_counter() - t
 
@@ -46,8 +50,10 @@ def main() -> None:
         off.append(run(a.trace, False))
         on.append(run(a.trace, True))
     m_on, m_off = statistics.median(on), statistics.median(off)
-    print(f"{a.trace}: without memory analysis {m_off:.3f} s, with {m_on:.3f} s "
-          f"(median of {a.repeat}): +{100 * (m_on / m_off - 1):.1f}%")
+    print(
+        f"{a.trace}: without memory analysis {m_off:.3f} s, with {m_on:.3f} s "
+        f"(median of {a.repeat}): +{100 * (m_on / m_off - 1):.1f}%"
+    )
 
 
 if __name__ == "__main__":

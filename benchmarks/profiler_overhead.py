@@ -49,7 +49,9 @@ def main() -> int:
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "t.json.gz"
-            with torch.profiler.profile(activities=acts, record_shapes=shapes, profile_memory=memory) as prof:
+            with torch.profiler.profile(
+                activities=acts, record_shapes=shapes, profile_memory=memory
+            ) as prof:
                 for _ in range(5):
                     step(x)
                 torch.cuda.synchronize()
@@ -58,15 +60,32 @@ def main() -> int:
             events = json.load(gzip.open(path))["traceEvents"]
         n_ops = sum(1 for e in events if e.get("cat") == "cpu_op") / 25
         per_op = (prof_us - plain) / n_ops
-        rows.append({"record_shapes": shapes, "profile_memory": memory, "plain_us_per_step": plain,
-                     "profiled_us_per_step": prof_us, "cpu_ops_per_step": n_ops,
-                     "overhead_us_per_op": per_op, "slowdown": prof_us / plain})
-    print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows}, indent=1))
-    print(f"\n{'shapes':<7}{'memory':<7}{'plain us':>10}{'profiled us':>12}{'ops':>6}{'us/op':>7}{'x':>6}")
+        rows.append(
+            {
+                "record_shapes": shapes,
+                "profile_memory": memory,
+                "plain_us_per_step": plain,
+                "profiled_us_per_step": prof_us,
+                "cpu_ops_per_step": n_ops,
+                "overhead_us_per_op": per_op,
+                "slowdown": prof_us / plain,
+            }
+        )
+    print(
+        json.dumps(
+            {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows},
+            indent=1,
+        )
+    )
+    print(
+        f"\n{'shapes':<7}{'memory':<7}{'plain us':>10}{'profiled us':>12}{'ops':>6}{'us/op':>7}{'x':>6}"
+    )
     for r in rows:
-        print(f"{r['record_shapes']!s:<7}{r['profile_memory']!s:<7}{r['plain_us_per_step']:>10.0f}"
-              f"{r['profiled_us_per_step']:>12.0f}{r['cpu_ops_per_step']:>6.0f}{r['overhead_us_per_op']:>7.2f}"
-              f"{r['slowdown']:>6.2f}")
+        print(
+            f"{r['record_shapes']!s:<7}{r['profile_memory']!s:<7}{r['plain_us_per_step']:>10.0f}"
+            f"{r['profiled_us_per_step']:>12.0f}{r['cpu_ops_per_step']:>6.0f}{r['overhead_us_per_op']:>7.2f}"
+            f"{r['slowdown']:>6.2f}"
+        )
     return 0
 
 

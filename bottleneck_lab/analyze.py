@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from . import facts
+from .demos import sidecar_path
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
-from .demos import sidecar_path
-from .memory import peak_memory_bytes
 from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
+from .memory import peak_memory_bytes
 from .trace import TraceFrame
 from .trace.frame import name_mask
 
@@ -24,10 +25,15 @@ PREREQUISITE_CHECKS: dict[str, tuple[str, Callable[[TraceFrame], bool]]] = {
     "steps": ("steps", lambda f: len(f.steps) > 0),
     "runtime": ("CUDA runtime calls", lambda f: len(f.runtime) > 0),
     "cpu_ops": ("CPU ops", lambda f: len(f.cpu_ops) > 0),
-    "shapes": ("recorded shapes (record_shapes=True)",
-               lambda f: bool(len(f.cpu_ops)) and bool(f.cpu_ops["input_dims"].notna().any())),
+    "shapes": (
+        "recorded shapes (record_shapes=True)",
+        lambda f: bool(len(f.cpu_ops)) and bool(f.cpu_ops["input_dims"].notna().any()),
+    ),
     "memory_events": ("[memory] events (profile_memory=True)", lambda f: len(f.memory) > 0),
-    "nccl": ("NCCL kernels", lambda f: bool(name_mask(facts.kernels(f)["name"], facts.COLLECTIVE).any())),
+    "nccl": (
+        "NCCL kernels",
+        lambda f: bool(name_mask(facts.kernels(f)["name"], facts.COLLECTIVE).any()),
+    ),
     "dataloader": ("DataLoader spans", lambda f: len(facts.dataloader_spans(f)) > 0),
 }
 
@@ -52,27 +58,38 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
     if dev is not None:
         extra["main_device"] = dev
         extra["idle_us_per_step_by_cause"] = {
-            k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()}
+            k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()
+        }
         overhead = facts.profiler_overhead_us(frame) / max(stats.count, 1)
         extra["profiler_overhead"] = {
             "idle_us_per_step": round(overhead, 1),
-            "step_time_us_without_profiler_est": round(facts.step_time_without_profiler_us(frame), 1),
+            "step_time_us_without_profiler_est": round(
+                facts.step_time_without_profiler_us(frame), 1
+            ),
             "us_per_recorded_op": facts.profiler_us_per_op(frame),
             "note": "idle in host-caused gaps that only the profiler's per-op recording cost created; "
-                    "findings' time estimates leave it out"}
+            "findings' time estimates leave it out",
+        }
         k = facts.kernels(frame, dev)
         extra["kernels_per_step"] = round(int((k["step"] >= 0).sum()) / max(stats.count, 1), 1)
         if stats is not None:
             extra["timeline"] = timeline(frame, dev)
     if eff.flops_per_step is not None:
-        extra["flops_per_step_by_dtype"] = {k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()}
+        extra["flops_per_step_by_dtype"] = {
+            k: float(f"{v:.4g}") for k, v in eff.flops_by_dtype.items()
+        }
         extra["compute_time_share_pct"] = _r(eff.compute_time_share_pct, 1)
         dev_peak = device_peak(frame, peak)
         extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
         extra["roofline"] = roofline(frame, dev_peak)
     if dev is not None:
-        top = top_kernels(frame, dev, kernel_table(frame, device_peak(frame, peak), top=10)
-                          if eff.flops_per_step is not None else [])
+        top = top_kernels(
+            frame,
+            dev,
+            kernel_table(frame, device_peak(frame, peak), top=10)
+            if eff.flops_per_step is not None
+            else [],
+        )
         if top:
             extra["top_kernels"] = top
     mem = memory_curve(frame)
@@ -107,7 +124,9 @@ def timeline(frame: TraceFrame, dev: int) -> dict[str, Any]:
 
     steps = frame.steps
     gaps = facts.idle_gaps(frame, dev)
-    owners = facts.gap_owners(frame) if dev == facts.main_device(frame) else gaps["cause"].to_numpy()
+    owners = (
+        facts.gap_owners(frame) if dev == facts.main_device(frame) else gaps["cause"].to_numpy()
+    )
     owner_names = list(facts.OWNERS)
     code = {o: i for i, o in enumerate(owner_names)}
     keep = np.ones(len(gaps), dtype=bool)
@@ -128,14 +147,25 @@ def timeline(frame: TraceFrame, dev: int) -> dict[str, Any]:
         for i in mine:
             idle_by[owners[i]] = idle_by.get(owners[i], 0.0) + float(gd[i])
         shown = mine[keep[mine]] if len(mine) else mine
-        out_steps.append({
-            "step": int(st.step), "start_us": round(start - origin, 3), "dur_us": round(end - start, 3),
-            "busy_us": round(float(iv.overlap_with(bs, be, np.array([start]), np.array([end]))[0]), 3),
-            "idle_us_by_owner": {k: round(v, 3) for k, v in idle_by.items()},
-            "busy_pct_windows": [round(100.0 * float(b) / width, 1) if width > 0 else None for b in busy_w],
-            "gaps": [[round(float(gs[i]) - start, 3), round(float(gd[i]), 3), code[owners[i]]] for i in shown],
-            "gaps_omitted": int(len(mine) - len(shown)),
-        })
+        out_steps.append(
+            {
+                "step": int(st.step),
+                "start_us": round(start - origin, 3),
+                "dur_us": round(end - start, 3),
+                "busy_us": round(
+                    float(iv.overlap_with(bs, be, np.array([start]), np.array([end]))[0]), 3
+                ),
+                "idle_us_by_owner": {k: round(v, 3) for k, v in idle_by.items()},
+                "busy_pct_windows": [
+                    round(100.0 * float(b) / width, 1) if width > 0 else None for b in busy_w
+                ],
+                "gaps": [
+                    [round(float(gs[i]) - start, 3), round(float(gd[i]), 3), code[owners[i]]]
+                    for i in shown
+                ],
+                "gaps_omitted": int(len(mine) - len(shown)),
+            }
+        )
     return {"device": int(dev), "origin_ts": origin, "owners": owner_names, "steps": out_steps}
 
 
@@ -156,10 +186,19 @@ def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dic
     out = []
     for name, r in grouped.sort_values("sum", ascending=False).head(TOP_KERNELS).iterrows():
         e = eff.get(name[:120], {})
-        out.append({"kernel": name, "calls_per_step": round(float(r["size"]) / n_steps, 1),
-                    "us_per_step": round(float(r["sum"]) / n_steps, 1),
-                    "pct_of_kernel_time": round(100.0 * float(r["sum"]) / total, 1) if total > 0 else None,
-                    "dtype": e.get("dtype"), "tflops": e.get("tflops"), "pct_of_peak": e.get("pct_of_peak")})
+        out.append(
+            {
+                "kernel": name,
+                "calls_per_step": round(float(r["size"]) / n_steps, 1),
+                "us_per_step": round(float(r["sum"]) / n_steps, 1),
+                "pct_of_kernel_time": round(100.0 * float(r["sum"]) / total, 1)
+                if total > 0
+                else None,
+                "dtype": e.get("dtype"),
+                "tflops": e.get("tflops"),
+                "pct_of_peak": e.get("pct_of_peak"),
+            }
+        )
     return out
 
 
@@ -180,22 +219,52 @@ def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
     n = len(cv)
     if n > MEMORY_CURVE_POINTS:
         buckets = np.array_split(np.arange(n), MEMORY_CURVE_POINTS // 2)
-        idx = np.unique(np.concatenate([[b[np.argmin(cv.allocated[b])], b[np.argmax(cv.allocated[b])]]
-                                        for b in buckets if len(b)] + [[n - 1]]))
+        idx = np.unique(
+            np.concatenate(
+                [
+                    [b[np.argmin(cv.allocated[b])], b[np.argmax(cv.allocated[b])]]
+                    for b in buckets
+                    if len(b)
+                ]
+                + [[n - 1]]
+            )
+        )
     else:
         idx = np.arange(n)
-    points = [[round((float(cv.ts[i]) - t0) / 1000.0, 4), int(cv.allocated[i]), int(cv.reserved[i])]
-              for i in idx]
-    steps = [{"step": s.step, "start_ms": round((s.start - t0) / 1000.0, 4),
-              "end_ms": round((s.end - t0) / 1000.0, 4),
-              "peak_ms": round((s.peak_ts - t0) / 1000.0, 4), "peak_bytes": int(s.peak_bytes),
-              "peak_op": s.peak_op, "peak_phase": s.peak_phase,
-              "phases": [{"name": p.name, "start_ms": round((p.start - t0) / 1000.0, 4),
-                          "end_ms": round((p.end - t0) / 1000.0, 4)} for p in s.phases]}
-             for s in report.steps]
+    points = [
+        [round((float(cv.ts[i]) - t0) / 1000.0, 4), int(cv.allocated[i]), int(cv.reserved[i])]
+        for i in idx
+    ]
+    steps = [
+        {
+            "step": s.step,
+            "start_ms": round((s.start - t0) / 1000.0, 4),
+            "end_ms": round((s.end - t0) / 1000.0, 4),
+            "peak_ms": round((s.peak_ts - t0) / 1000.0, 4),
+            "peak_bytes": int(s.peak_bytes),
+            "peak_op": s.peak_op,
+            "peak_phase": s.peak_phase,
+            "phases": [
+                {
+                    "name": p.name,
+                    "start_ms": round((p.start - t0) / 1000.0, 4),
+                    "end_ms": round((p.end - t0) / 1000.0, 4),
+                }
+                for p in s.phases
+            ],
+        }
+        for s in report.steps
+    ]
     where = f"GPU {cv.device_id}" if cv.device_type == memory.CUDA else "host"
-    return {"device": where, "origin_ts": t0, "events": n, "points": points, "steps": steps,
-            "peak_bytes": int(report.peak_bytes), "capacity_bytes": report.capacity_bytes}
+    return {
+        "device": where,
+        "origin_ts": t0,
+        "events": n,
+        "points": points,
+        "steps": steps,
+        "peak_bytes": int(report.peak_bytes),
+        "capacity_bytes": report.capacity_bytes,
+    }
 
 
 def _r(x: float | None, nd: int) -> float | None:
@@ -220,12 +289,18 @@ def sidecar_nvml(path: str) -> dict[str, Any] | None:
         v = nvml.get(key)
         return round(v["mean"], 1) if isinstance(v, dict) and v.get("mean") is not None else None
 
-    return {"gpu_busy_pct": mean("gpu_util_pct"), "power_w": mean("power_w"),
-            "sm_clock_mhz": mean("sm_clock_mhz"),
-            "energy_j_per_step": _r(nvml.get("energy_j_per_step"), 2), "source": str(meta)}
+    return {
+        "gpu_busy_pct": mean("gpu_util_pct"),
+        "power_w": mean("power_w"),
+        "sm_clock_mhz": mean("sm_clock_mhz"),
+        "energy_j_per_step": _r(nvml.get("energy_j_per_step"), 2),
+        "source": str(meta),
+    }
 
 
-def _with_efficiency(f: Finding, eff: Efficiency, frame: TraceFrame, peak: PeakChoice | None) -> Finding:
+def _with_efficiency(
+    f: Finding, eff: Efficiency, frame: TraceFrame, peak: PeakChoice | None
+) -> Finding:
     """MFU now, and what it would be if this finding's cost per step were recovered: the FLOPs
     over the step without the profiler's share and without the cost, against the peak of the
     precision the fix uses (BF16 for a precision finding), so it cannot pass 100% by moving to a
@@ -240,18 +315,23 @@ def _with_efficiency(f: Finding, eff: Efficiency, frame: TraceFrame, peak: PeakC
     if_saved = None
     if peak_after and step_us > saved > 0:
         if_saved = min(100.0, 100.0 * eff.flops_per_step / ((step_us - saved) * 1e6) / peak_after)
-    return replace(f, efficiency={
-        "mfu_pct": round(eff.mfu_pct, 2),
-        "mfu_pct_if_recovered": _r(if_saved, 2),
-        "mfu_if_recovered_peak_tflops": peak_after,
-        "mfu_if_recovered_peak_dtype": target or eff.peak_dtype,
-        "achieved_tflops": _r(eff.achieved_tflops, 3),
-        "peak_tflops": eff.peak_tflops,
-        "peak_source": eff.peak_source,
-    })
+    return replace(
+        f,
+        efficiency={
+            "mfu_pct": round(eff.mfu_pct, 2),
+            "mfu_pct_if_recovered": _r(if_saved, 2),
+            "mfu_if_recovered_peak_tflops": peak_after,
+            "mfu_if_recovered_peak_dtype": target or eff.peak_dtype,
+            "achieved_tflops": _r(eff.achieved_tflops, 3),
+            "peak_tflops": eff.peak_tflops,
+            "peak_source": eff.peak_source,
+        },
+    )
 
 
-def _run_detectors(frame: TraceFrame, cfgs: dict[str, Any], skipped: dict, errors: dict) -> list[Finding]:
+def _run_detectors(
+    frame: TraceFrame, cfgs: dict[str, Any], skipped: dict, errors: dict
+) -> list[Finding]:
     found: list[Finding] = []
     for code, det in REGISTRY.items():
         why = missing_prerequisite(frame, det.requires)
@@ -262,14 +342,19 @@ def _run_detectors(frame: TraceFrame, cfgs: dict[str, Any], skipped: dict, error
             found.extend(det.detect(frame, cfgs[code]))
         except Exception as exc:  # one broken detector must not sink the report
             tb = traceback.extract_tb(exc.__traceback__)[-1]
-            errors[code] = f"{type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
+            errors[code] = (
+                f"{type(exc).__name__}: {exc} ({tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
+            )
     return found
 
 
 def _device_info(frame: TraceFrame) -> dict[str, Any] | None:
     dev = facts.main_device(frame)
-    props = frame.device_props(dev) if dev is not None else (
-        frame.device_properties[0] if frame.device_properties else None)
+    props = (
+        frame.device_props(dev)
+        if dev is not None
+        else (frame.device_properties[0] if frame.device_properties else None)
+    )
     if props is None:
         return None
     info = {"name": props.get("name"), "id": props.get("id", dev)}
@@ -281,8 +366,12 @@ def _device_info(frame: TraceFrame) -> dict[str, Any] | None:
     return info
 
 
-def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | None = None,
-             path: str | None = None, peak: PeakChoice | None = None) -> Diagnosis:
+def diagnose(
+    frames: list[TraceFrame],
+    overrides: dict[str, dict[str, Any]] | None = None,
+    path: str | None = None,
+    peak: PeakChoice | None = None,
+) -> Diagnosis:
     """Analyse every rank; the summary describes the slowest rank, which sets the job's pace."""
     cfgs = configs(overrides)
     skipped: dict[str, str] = {}
@@ -290,9 +379,11 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
     summaries = [summarize(f, peak) for f in frames]
     slowest = int(np.argmax([s.step_time_us or 0.0 for s in summaries]))
     per_rank = []
-    for f, s in zip(frames, summaries):
+    for f in frames:
         eff = efficiency(f, peak)
-        per_rank.append([_with_efficiency(x, eff, f, peak) for x in _run_detectors(f, cfgs, skipped, errors)])
+        per_rank.append(
+            [_with_efficiency(x, eff, f, peak) for x in _run_detectors(f, cfgs, skipped, errors)]
+        )
     findings = _merge_ranks(frames, per_rank, slowest)
     lead = frames[slowest]
     summary = summaries[slowest]
@@ -302,18 +393,26 @@ def diagnose(frames: list[TraceFrame], overrides: dict[str, dict[str, Any]] | No
         if others:
             summary.extra["findings_on_other_ranks"] = others
         summary.extra["step_time_us_by_rank"] = {
-            f.rank: s.step_time_us for f, s in zip(frames, summaries)}
+            f.rank: s.step_time_us for f, s in zip(frames, summaries)
+        }
     nvml = sidecar_nvml(path or lead.path)
     if nvml:
         summary.extra["nvml"] = nvml
     warnings = [w for f in frames for w in f.warnings]
-    info = TraceInfo(path=path or lead.path, ranks=[f.rank for f in frames], device=_device_info(lead),
-                     has_gpu=any(f.has_gpu for f in frames), events=sum(f.events for f in frames),
-                     warnings=list(dict.fromkeys(warnings)))
+    info = TraceInfo(
+        path=path or lead.path,
+        ranks=[f.rank for f in frames],
+        device=_device_info(lead),
+        has_gpu=any(f.has_gpu for f in frames),
+        events=sum(f.events for f in frames),
+        warnings=list(dict.fromkeys(warnings)),
+    )
     return Diagnosis(info, summary, rank_findings(findings), skipped, errors)
 
 
-def _merge_ranks(frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int) -> list[Finding]:
+def _merge_ranks(
+    frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int
+) -> list[Finding]:
     """The slowest rank's findings (it sets the job's pace), each noting which ranks show it too.
 
     Taking every code from whichever rank is worst would add idle from different ranks into
@@ -325,17 +424,31 @@ def _merge_ranks(frames: list[TraceFrame], per_rank: list[list[Finding]], lead: 
     for frame, found in zip(frames, per_rank):
         for f in found:
             ranks.setdefault(f.code, []).append(frame.rank)
-    return [replace(f, evidence={**f.evidence, "rank": frames[lead].rank, "ranks_affected": sorted(ranks[f.code])})
-            for f in per_rank[lead]]
+    return [
+        replace(
+            f,
+            evidence={
+                **f.evidence,
+                "rank": frames[lead].rank,
+                "ranks_affected": sorted(ranks[f.code]),
+            },
+        )
+        for f in per_rank[lead]
+    ]
 
 
-def _other_rank_findings(frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int) -> list[dict]:
+def _other_rank_findings(
+    frames: list[TraceFrame], per_rank: list[list[Finding]], lead: int
+) -> list[dict]:
     lead_codes = {f.code for f in per_rank[lead]}
     out = []
     for i, (frame, found) in enumerate(zip(frames, per_rank)):
         if i != lead:
-            out += [{"rank": frame.rank, "code": f.code, "severity": f.severity, "title": f.title}
-                    for f in found if f.code not in lead_codes]
+            out += [
+                {"rank": frame.rank, "code": f.code, "severity": f.severity, "title": f.title}
+                for f in found
+                if f.code not in lead_codes
+            ]
     return out
 
 
@@ -361,10 +474,15 @@ def normalize_overrides(overrides: dict[str, Any] | list[str] | None) -> dict[st
     return out
 
 
-def load_and_diagnose(path: str | Path, overrides: dict[str, Any] | list[str] | None = None, *,
-                      peak_tflops: float | None = None, peak_dtype: str | None = None,
-                      peaks_file: str | None = None, with_hta: bool = False,
-                      ) -> tuple[list[TraceFrame], Diagnosis]:
+def load_and_diagnose(
+    path: str | Path,
+    overrides: dict[str, Any] | list[str] | None = None,
+    *,
+    peak_tflops: float | None = None,
+    peak_dtype: str | None = None,
+    peaks_file: str | None = None,
+    with_hta: bool = False,
+) -> tuple[list[TraceFrame], Diagnosis]:
     """The frames read from `path` and their Diagnosis (the CLI needs both)."""
     from .trace import load_trace
 
@@ -372,9 +490,13 @@ def load_and_diagnose(path: str | Path, overrides: dict[str, Any] | list[str] | 
     if peak_tflops is not None and peak_tflops <= 0:
         raise ValueError("peak_tflops must be positive")
     if peaks_file is not None and not Path(peaks_file).is_file():
-        raise ValueError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
+        raise ValueError(
+            f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)"
+        )
     frames = load_trace(path)
-    d = diagnose(frames, checked, path=str(path), peak=PeakChoice(peak_tflops, peak_dtype, peaks_file))
+    d = diagnose(
+        frames, checked, path=str(path), peak=PeakChoice(peak_tflops, peak_dtype, peaks_file)
+    )
     if with_hta:
         from .hta_bridge import hta_report
 
@@ -382,9 +504,15 @@ def load_and_diagnose(path: str | Path, overrides: dict[str, Any] | list[str] | 
     return frames, d
 
 
-def analyze(path: str | Path, overrides: dict[str, Any] | list[str] | None = None, *,
-            peak_tflops: float | None = None, peak_dtype: str | None = None,
-            peaks_file: str | None = None, with_hta: bool = False) -> Diagnosis:
+def analyze(
+    path: str | Path,
+    overrides: dict[str, Any] | list[str] | None = None,
+    *,
+    peak_tflops: float | None = None,
+    peak_dtype: str | None = None,
+    peaks_file: str | None = None,
+    with_hta: bool = False,
+) -> Diagnosis:
     """Read a trace file (or a directory of per-rank traces) and diagnose it: the same Diagnosis
     `bottleneck-lab analyze PATH` renders. For notebooks::
 
@@ -394,16 +522,23 @@ def analyze(path: str | Path, overrides: dict[str, Any] | list[str] | None = Non
         d.findings_frame()    # one row per finding, as a pandas DataFrame
 
     Raises `bottleneck_lab.TraceError` for an unusable trace and ValueError for a bad option."""
-    return load_and_diagnose(path, overrides, peak_tflops=peak_tflops, peak_dtype=peak_dtype,
-                             peaks_file=peaks_file, with_hta=with_hta)[1]
+    return load_and_diagnose(
+        path,
+        overrides,
+        peak_tflops=peak_tflops,
+        peak_dtype=peak_dtype,
+        peaks_file=peaks_file,
+        with_hta=with_hta,
+    )[1]
 
 
 class _CallableModule(type(json)):
     """`bottleneck_lab.analyze` is this module (importing a submodule sets the package attribute
     to it, so a function of that name in __init__ would be replaced); calling it runs analyze()."""
 
-    def __call__(self, path: str | Path, overrides: dict[str, Any] | list[str] | None = None,
-                 **options: Any) -> Diagnosis:
+    def __call__(
+        self, path: str | Path, overrides: dict[str, Any] | list[str] | None = None, **options: Any
+    ) -> Diagnosis:
         return analyze(path, overrides, **options)
 
 

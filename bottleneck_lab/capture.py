@@ -127,7 +127,9 @@ class SpanTimer:
             ms = [(e - s) * 1e3 for s, e in self._spans if e is not None]
         return {
             f"{self.name}_ms_per_step": _ms_stats(ms),
-            f"{self.name}_timer": "CUDA events on the current stream" if self.cuda else "perf_counter",
+            f"{self.name}_timer": "CUDA events on the current stream"
+            if self.cuda
+            else "perf_counter",
         }
 
 
@@ -177,7 +179,9 @@ def measure_peak_memory(step: Step, device: str | torch.device) -> int | None:
     return int(torch.cuda.max_memory_allocated(device))
 
 
-def time_steps(step: Step, device: str | torch.device, steps: int, timing: TimingSettings) -> dict[str, Any]:
+def time_steps(
+    step: Step, device: str | torch.device, steps: int, timing: TimingSettings
+) -> dict[str, Any]:
     """Blocks of `steps` steps, each block between two synchronisations; per-step ms per block."""
     per_step_ms: list[float] = []
     total_s, total_steps = 0.0, 0
@@ -230,7 +234,11 @@ def profile_steps(
 
 def device_facts(device: str | torch.device) -> dict[str, Any]:
     if not is_cuda(device):
-        return {"type": "cpu", "name": platform.processor() or platform.machine(), "cpu_count": os.cpu_count()}
+        return {
+            "type": "cpu",
+            "name": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+        }
     p = torch.cuda.get_device_properties(device)
     return {
         "type": "cuda",
@@ -286,11 +294,15 @@ def capture(
     flops, flops_by_op = count_flops(flop_step or step)
     peak_step = measure_peak_memory(step, device)
 
-    sampler = NvmlSampler(
-        cuda_index=torch.device(device).index or 0,
-        uuid=device_facts(device).get("uuid") if is_cuda(device) else None,
-    ) if is_cuda(device) else None
-    with _timers_on(timers), (sampler or contextlib.nullcontext()):
+    sampler = (
+        NvmlSampler(
+            cuda_index=torch.device(device).index or 0,
+            uuid=device_facts(device).get("uuid") if is_cuda(device) else None,
+        )
+        if is_cuda(device)
+        else None
+    )
+    with _timers_on(timers), sampler or contextlib.nullcontext():
         timed = time_steps(step, device, timed_steps, timing)
         metrics: dict[str, Any] = {}
         for t in timers:
@@ -320,7 +332,11 @@ def capture(
         "steps_profiled": settings.active,
         "profiler": {
             "activities": [a.name for a in activities(device)],
-            "schedule": {"wait": settings.wait, "warmup": settings.warmup, "active": settings.active},
+            "schedule": {
+                "wait": settings.wait,
+                "warmup": settings.warmup,
+                "active": settings.active,
+            },
             **{k: v for k, v in asdict(settings).items() if k not in ("wait", "warmup", "active")},
             "export": "export_chrome_trace(<variant>.json.gz)",
         },
@@ -331,7 +347,8 @@ def capture(
         "samples_per_s": batch_size / mean_s,
         "flops_per_step": flops,
         "flops_by_op": flops_by_op,
-        "flops_source": flops_note or "FlopCounterMode around one call of the profiled step function",
+        "flops_source": flops_note
+        or "FlopCounterMode around one call of the profiled step function",
         "achieved_tflops": flops / mean_s / 1e12 if flops else None,
         "max_memory_allocated_bytes": peak_step,
         "max_memory_allocated_profiled_bytes": peak_profiled,

@@ -51,57 +51,119 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="bottleneck-lab",
         description="Read a PyTorch profiler (Kineto) trace and say why the training step is slow.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--version", action="version", version=f"bottleneck-lab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    a = sub.add_parser("analyze", help="diagnose a trace file or a directory of rank traces",
-                       epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a = sub.add_parser(
+        "analyze",
+        help="diagnose a trace file or a directory of rank traces",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     a.add_argument("path", nargs="?", help=".json, .json.gz, or a directory of per-rank traces")
-    a.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text",
-                   help="text (default), markdown, json (schema bottleneck-lab/diagnosis/1), or html "
-                        "(one self-contained file that works offline; use with -o)")
+    a.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "html"),
+        default="text",
+        help="text (default), markdown, json (schema bottleneck-lab/diagnosis/1), or html "
+        "(one self-contained file that works offline; use with -o)",
+    )
     a.add_argument("-o", "--output", metavar="FILE", help="write the report here instead of stdout")
-    a.add_argument("-v", "--verbose", action="store_true",
-                   help="text report: add each finding's evidence and every summary fact")
-    a.add_argument("--fail-on", choices=GATE_SEVERITIES, default=None, metavar="SEVERITY",
-                   help="CI gate: exit 3 when a finding of SEVERITY (low, medium, high) or worse "
-                        "exists; the report is still written")
-    a.add_argument("--annotate", metavar="OUT", default=None,
-                   help="also write the trace with the diagnosis added (.json or .json.gz): a "
-                        "'bottleneck-lab' process with idle gaps named by cause, each finding's spans, "
-                        "and GPU busy %% and memory counters; open it in Perfetto UI")
-    a.add_argument("--set", action="append", default=[], metavar="DETECTOR.FIELD=VALUE",
-                   help="override a detector threshold (repeatable)")
+    a.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="text report: add each finding's evidence and every summary fact",
+    )
+    a.add_argument(
+        "--fail-on",
+        choices=GATE_SEVERITIES,
+        default=None,
+        metavar="SEVERITY",
+        help="CI gate: exit 3 when a finding of SEVERITY (low, medium, high) or worse "
+        "exists; the report is still written",
+    )
+    a.add_argument(
+        "--annotate",
+        metavar="OUT",
+        default=None,
+        help="also write the trace with the diagnosis added (.json or .json.gz): a "
+        "'bottleneck-lab' process with idle gaps named by cause, each finding's spans, "
+        "and GPU busy %% and memory counters; open it in Perfetto UI",
+    )
+    a.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="DETECTOR.FIELD=VALUE",
+        help="override a detector threshold (repeatable)",
+    )
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
-    a.add_argument("--memory-plot", metavar="PNG", default=None,
-                   help="also draw the memory curve (allocated/reserved, steps and phases) to PNG")
-    a.add_argument("--with-hta", action="store_true",
-                   help="add Holistic Trace Analysis' temporal, idle-time and kernel breakdowns, "
-                        "labelled as HTA's (says so plainly when HTA cannot run)")
-    a.add_argument("--peak-tflops", type=float, default=None,
-                   help="measure MFU against this dense peak instead of the device table")
-    a.add_argument("--peak-dtype", choices=("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"),
-                   default=None, help="dtype of the peak (default: the dtype carrying most FLOPs)")
-    a.add_argument("--peaks-file", nargs="?", const="", default=None, metavar="FILE",
-                   help="measure MFU against peaks saved by `bottleneck-lab peak` "
-                        "(default file ~/.cache/bottleneck-lab/peaks.json)")
+    a.add_argument(
+        "--memory-plot",
+        metavar="PNG",
+        default=None,
+        help="also draw the memory curve (allocated/reserved, steps and phases) to PNG",
+    )
+    a.add_argument(
+        "--with-hta",
+        action="store_true",
+        help="add Holistic Trace Analysis' temporal, idle-time and kernel breakdowns, "
+        "labelled as HTA's (says so plainly when HTA cannot run)",
+    )
+    a.add_argument(
+        "--peak-tflops",
+        type=float,
+        default=None,
+        help="measure MFU against this dense peak instead of the device table",
+    )
+    a.add_argument(
+        "--peak-dtype",
+        choices=("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"),
+        default=None,
+        help="dtype of the peak (default: the dtype carrying most FLOPs)",
+    )
+    a.add_argument(
+        "--peaks-file",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="FILE",
+        help="measure MFU against peaks saved by `bottleneck-lab peak` "
+        "(default file ~/.cache/bottleneck-lab/peaks.json)",
+    )
 
     e = sub.add_parser("explain", help="print what a detector looks for and how to fix it")
     e.add_argument("code", help="detector code, e.g. sync-stall")
 
-    c = sub.add_parser("compare", help="two traces of the same step side by side (before, after)",
-                       epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c = sub.add_parser(
+        "compare",
+        help="two traces of the same step side by side (before, after)",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     c.add_argument("before", help="trace file or directory before the change")
     c.add_argument("after", help="trace file or directory after the change")
     c.add_argument("--format", choices=("text", "json", "html"), default="text")
     c.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    c.add_argument("--fail-if-slower", type=float, default=None, metavar="PCT",
-                   help="CI gate: exit 3 when the after median step time is more than PCT%% slower "
-                        "than before; the comparison is still written")
+    c.add_argument(
+        "--fail-if-slower",
+        type=float,
+        default=None,
+        metavar="PCT",
+        help="CI gate: exit 3 when the after median step time is more than PCT%% slower "
+        "than before; the comparison is still written",
+    )
 
-    pk = sub.add_parser("peak", help="measure this GPU's peak TFLOP/s and bandwidth (needs torch, CUDA)")
-    pk.add_argument("--out", default=None, help="where to save (default ~/.cache/bottleneck-lab/peaks.json)")
+    pk = sub.add_parser(
+        "peak", help="measure this GPU's peak TFLOP/s and bandwidth (needs torch, CUDA)"
+    )
+    pk.add_argument(
+        "--out", default=None, help="where to save (default ~/.cache/bottleneck-lab/peaks.json)"
+    )
 
     d = sub.add_parser("demo", help="run a bottleneck demo bad and fixed and compare them")
     d.add_argument("name", nargs="?", help="demo name (see --list)")
@@ -150,18 +212,35 @@ def _analyze(args: argparse.Namespace) -> int:
 
         peaks_file = str(DEFAULT_PATH)
     if peaks_file is not None and not os.path.isfile(peaks_file):
-        raise UsageError(f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)")
+        raise UsageError(
+            f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)"
+        )
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError("--peak-tflops must be positive")
     # Arguments are checked before loading: a multi-GB trace should not load before a typo is found.
     with progress() as stage:
         with stage(f"reading and analysing {args.path}"):
-            frames, diagnosis = _guarded(args.path, lambda: load_and_diagnose(
-                args.path, overrides, peak_tflops=args.peak_tflops, peak_dtype=args.peak_dtype,
-                peaks_file=peaks_file, with_hta=args.with_hta))
+            frames, diagnosis = _guarded(
+                args.path,
+                lambda: load_and_diagnose(
+                    args.path,
+                    overrides,
+                    peak_tflops=args.peak_tflops,
+                    peak_dtype=args.peak_dtype,
+                    peaks_file=peaks_file,
+                    with_hta=args.with_hta,
+                ),
+            )
         with stage("writing the report"):
-            _write(render(diagnosis, args.format, verbose=args.verbose,
-                          color=_color(args.output) if args.format == "text" else False), args.output)
+            _write(
+                render(
+                    diagnosis,
+                    args.format,
+                    verbose=args.verbose,
+                    color=_color(args.output) if args.format == "text" else False,
+                ),
+                args.output,
+            )
     if args.memory_plot:
         from .report.memory_plot import plot_memory
 
@@ -169,18 +248,24 @@ def _analyze(args: argparse.Namespace) -> int:
         try:
             drawn = plot_memory(frame, args.memory_plot)
         except OSError as exc:
-            raise UsageError(f"{args.memory_plot}: cannot write plot: {exc.strerror or exc}") from None
+            raise UsageError(
+                f"{args.memory_plot}: cannot write plot: {exc.strerror or exc}"
+            ) from None
         if drawn is None:
-            sys.stderr.write("bottleneck-lab: no memory plot: trace has no [memory] events "
-                             "(capture with profile_memory=True)\n")
+            sys.stderr.write(
+                "bottleneck-lab: no memory plot: trace has no [memory] events "
+                "(capture with profile_memory=True)\n"
+            )
     if args.annotate:
         _annotate(frames, diagnosis, args.annotate)
     if args.fail_on:
         failing = diagnosis.at_or_above(args.fail_on)
         if failing:
             codes = ", ".join(f"{f.code} ({f.severity})" for f in failing)
-            sys.stderr.write(f"bottleneck-lab: --fail-on {args.fail_on}: {len(failing)} finding(s) at or "
-                             f"above {args.fail_on} in {args.path}: {codes}\n")
+            sys.stderr.write(
+                f"bottleneck-lab: --fail-on {args.fail_on}: {len(failing)} finding(s) at or "
+                f"above {args.fail_on} in {args.path}: {codes}\n"
+            )
             return EXIT_GATE
     return EXIT_OK
 
@@ -271,13 +356,17 @@ def _compare(args: argparse.Namespace) -> int:
         before, after = (d.summary.step_time_us for _, d in sides)
         if not before or after is None:
             missing = args.before if not before else args.after
-            raise UsageError(f"{missing}: no step time to compare (trace has no steps), "
-                             "so --fail-if-slower cannot be judged")
+            raise UsageError(
+                f"{missing}: no step time to compare (trace has no steps), "
+                "so --fail-if-slower cannot be judged"
+            )
         slower_pct = 100.0 * (after - before) / before
         if slower_pct > args.fail_if_slower:
-            sys.stderr.write(f"bottleneck-lab: --fail-if-slower {args.fail_if_slower:g}: {args.after} is "
-                             f"{slower_pct:.1f}% slower than {args.before} (median step "
-                             f"{before / 1000:.3f} ms -> {after / 1000:.3f} ms)\n")
+            sys.stderr.write(
+                f"bottleneck-lab: --fail-if-slower {args.fail_if_slower:g}: {args.after} is "
+                f"{slower_pct:.1f}% slower than {args.before} (median step "
+                f"{before / 1000:.3f} ms -> {after / 1000:.3f} ms)\n"
+            )
             return EXIT_GATE
     return EXIT_OK
 
@@ -297,7 +386,13 @@ def _demo(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    handlers = {"analyze": _analyze, "explain": _explain, "demo": _demo, "peak": _peak, "compare": _compare}
+    handlers = {
+        "analyze": _analyze,
+        "explain": _explain,
+        "demo": _demo,
+        "peak": _peak,
+        "compare": _compare,
+    }
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE
@@ -314,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a bug: say so in one line; the traceback only when asked for
         if os.environ.get("BOTTLENECK_LAB_DEBUG"):
             raise
-        sys.stderr.write(f"bottleneck-lab: internal error ({type(exc).__name__}: {exc}); "
-                         "rerun with BOTTLENECK_LAB_DEBUG=1 for the traceback and report it\n")
+        sys.stderr.write(
+            f"bottleneck-lab: internal error ({type(exc).__name__}: {exc}); "
+            "rerun with BOTTLENECK_LAB_DEBUG=1 for the traceback and report it\n"
+        )
         return EXIT_BUG

@@ -28,9 +28,9 @@ METRICS = (  # (label, summary field, better when)
 class Comparison:
     before: str
     after: str
-    rows: list[dict[str, Any]]          # label, before, after, ratio (after / before), better
-    gone: list[dict[str, str]]          # medium/high findings of before that after no longer has
-    new: list[dict[str, str]]           # medium/high findings only after has
+    rows: list[dict[str, Any]]  # label, before, after, ratio (after / before), better
+    gone: list[dict[str, str]]  # medium/high findings of before that after no longer has
+    new: list[dict[str, str]]  # medium/high findings only after has
     checkpointing: dict[str, Any] | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,13 +46,22 @@ def _has_recompute(frames: list[TraceFrame]) -> bool:
     return any(recompute(f).present for f in frames if len(f.cpu_ops))
 
 
-def compare(before: tuple[list[TraceFrame], Diagnosis], after: tuple[list[TraceFrame], Diagnosis]) -> Comparison:
+def compare(
+    before: tuple[list[TraceFrame], Diagnosis], after: tuple[list[TraceFrame], Diagnosis]
+) -> Comparison:
     (fb, db), (fa, da) = before, after
     rows = []
     for label, field, better in METRICS:
         b, a = getattr(db.summary, field), getattr(da.summary, field)
-        rows.append({"label": label, "before": b, "after": a,
-                     "ratio": round(a / b, 3) if a is not None and b else None, "better": better})
+        rows.append(
+            {
+                "label": label,
+                "before": b,
+                "after": a,
+                "ratio": round(a / b, 3) if a is not None and b else None,
+                "better": better,
+            }
+        )
     sb, sa = serious_findings(db), serious_findings(da)
     ckpt = None
     if _has_recompute(fa) != _has_recompute(fb):
@@ -61,7 +70,10 @@ def compare(before: tuple[list[TraceFrame], Diagnosis], after: tuple[list[TraceF
         if c is not None:
             ckpt = {"checkpointed": "after" if checkpointed is fa[0] else "before", **asdict(c)}
     return Comparison(
-        before=db.trace.path, after=da.trace.path, rows=rows,
+        before=db.trace.path,
+        after=da.trace.path,
+        rows=rows,
         gone=[{"code": c, "title": t} for c, t in sb.items() if c not in sa],
         new=[{"code": c, "title": t} for c, t in sa.items() if c not in sb],
-        checkpointing=ckpt)
+        checkpointing=ckpt,
+    )

@@ -17,8 +17,12 @@ from . import demos
 def _cuda_available() -> bool:
     """Ask a child interpreter, so this process never imports torch."""
     try:
-        out = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
-                             capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", "import torch; print(torch.cuda.is_available())"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.stdout.strip() == "True"
@@ -59,12 +63,16 @@ def _fmt(v: Any, unit: str = "", nd: int = 2) -> str:
     return f"{v:,.{nd}f}{unit}"
 
 
-def side_by_side(name: str, metas: dict[str, dict], diags: dict[str, Any], device: str = "cuda") -> str:
+def side_by_side(
+    name: str, metas: dict[str, dict], diags: dict[str, Any], device: str = "cuda"
+) -> str:
     """The comparison table, then what the analyzer said about each variant."""
     b, f = metas["bad"], metas["fixed"]
 
     def ms(m: dict) -> float | None:
-        return (m.get("step_time_ms") or {}).get("median") or (m.get("timing") or {}).get("step_time_ms", {}).get("median")
+        return (m.get("step_time_ms") or {}).get("median") or (m.get("timing") or {}).get(
+            "step_time_ms", {}
+        ).get("median")
 
     def mem(m: dict) -> float | None:
         v = m.get("max_memory_allocated_bytes")
@@ -81,25 +89,47 @@ def side_by_side(name: str, metas: dict[str, dict], diags: dict[str, Any], devic
 
     rows = [
         ("step time (ms)", _fmt(ms(b)), _fmt(ms(f)), ratio(ms(b), ms(f))),
-        ("steps/s", _fmt(b.get("steps_per_s")), _fmt(f.get("steps_per_s")), ratio(f.get("steps_per_s"), b.get("steps_per_s"))),
-        ("samples/s", _fmt(b.get("samples_per_s"), nd=0), _fmt(f.get("samples_per_s"), nd=0),
-         ratio(f.get("samples_per_s"), b.get("samples_per_s"))),
+        (
+            "steps/s",
+            _fmt(b.get("steps_per_s")),
+            _fmt(f.get("steps_per_s")),
+            ratio(f.get("steps_per_s"), b.get("steps_per_s")),
+        ),
+        (
+            "samples/s",
+            _fmt(b.get("samples_per_s"), nd=0),
+            _fmt(f.get("samples_per_s"), nd=0),
+            ratio(f.get("samples_per_s"), b.get("samples_per_s")),
+        ),
         ("MFU (trace FLOPs)", _fmt(mfu(diags["bad"]), "%"), _fmt(mfu(diags["fixed"]), "%"), ""),
-        ("GPU busy (trace)", _fmt(diags["bad"].summary.gpu_busy_pct, "%", 1), _fmt(diags["fixed"].summary.gpu_busy_pct, "%", 1), ""),
+        (
+            "GPU busy (trace)",
+            _fmt(diags["bad"].summary.gpu_busy_pct, "%", 1),
+            _fmt(diags["fixed"].summary.gpu_busy_pct, "%", 1),
+            "",
+        ),
         ("GPU busy (NVML)", _fmt(busy(b), "%", 0), _fmt(busy(f), "%", 0), ""),
         ("peak memory (MiB)", _fmt(mem(b), nd=0), _fmt(mem(f), nd=0), ratio(mem(b), mem(f))),
     ]
     w = max(len(r[0]) for r in rows)
-    out = [f"demo {name}: {demos.get(name).description}", "",
-           f"  {'':<{w}}  {'bad':>12}  {'fixed':>12}  {'gain':>7}"]
+    out = [
+        f"demo {name}: {demos.get(name).description}",
+        "",
+        f"  {'':<{w}}  {'bad':>12}  {'fixed':>12}  {'gain':>7}",
+    ]
     out += [f"  {r[0]:<{w}}  {r[1]:>12}  {r[2]:>12}  {r[3]:>7}" for r in rows]
     cmp_ = demos.compare(name, b, f)
-    out += ["", f"  target ({demos.get(name).target}): {cmp_.summary}"
-            + ("" if cmp_.met is None else (" - met" if cmp_.met else " - missed"))]
+    out += [
+        "",
+        f"  target ({demos.get(name).target}): {cmp_.summary}"
+        + ("" if cmp_.met is None else (" - met" if cmp_.met else " - missed")),
+    ]
     if device != "cuda":
-        out += [f"  (targets are for an H100; this ran on the CPU at small sizes, where training and "
-                f"loading share {os.cpu_count()} cores, so the effect is smaller: see traces/README.md "
-                "for the GPU runs)"]
+        out += [
+            f"  (targets are for an H100; this ran on the CPU at small sizes, where training and "
+            f"loading share {os.cpu_count()} cores, so the effect is smaller: see traces/README.md "
+            "for the GPU runs)"
+        ]
 
     from .compare import serious_findings
 
@@ -130,7 +160,11 @@ def run_demo_command(args) -> int:
     device = args.device
     if device == "auto":
         device = "cuda" if _cuda_available() else "cpu"
-    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix=f"bottleneck-lab-{args.name}-"))
+    out = (
+        Path(args.out)
+        if args.out
+        else Path(tempfile.mkdtemp(prefix=f"bottleneck-lab-{args.name}-"))
+    )
     sys.stderr.write(f"demo {args.name} on {device}; traces in {out}\n")
 
     from .analyze import diagnose
@@ -139,12 +173,21 @@ def run_demo_command(args) -> int:
     metas, diags = {}, {}
     for variant in demos.VARIANTS:
         try:
-            trace = _with_progress(f"{variant}: run and capture", demos.run_demo, args.name, variant,
-                                   device, args.steps, out)
+            trace = _with_progress(
+                f"{variant}: run and capture",
+                demos.run_demo,
+                args.name,
+                variant,
+                device,
+                args.steps,
+                out,
+            )
         except demos.DemoError as exc:
             raise UsageError(str(exc)) from None
         metas[variant] = demos.load_meta(trace)
         diags[variant] = diagnose(load_trace(trace), path=str(trace))
     sys.stdout.write("\n" + side_by_side(args.name, metas, diags, device))
-    sys.stdout.write(f"\nFull reports: bottleneck-lab analyze {out / 'bad.json.gz'}  (and fixed.json.gz)\n")
+    sys.stdout.write(
+        f"\nFull reports: bottleneck-lab analyze {out / 'bad.json.gz'}  (and fixed.json.gz)\n"
+    )
     return 0

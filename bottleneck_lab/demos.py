@@ -34,13 +34,62 @@ class Demo:
 
 
 _ALL = (
-    Demo("dataloader", "data_loading", "num_workers=0 decoding in the training process vs worker processes with pinned memory", "steps_per_s", ">= 3x steps/s", 3.0),
-    Demo("batch_size", "small_batch", "16-sample batches that leave the GPU empty vs 2048-sample batches", "samples_per_s", ">= 5x samples/s", 5.0),
-    Demo("precision", "precision", "FP32 with TF32 off vs BF16 autocast on a stack of transformer blocks", "steps_per_s", ">= 3x step speed", 3.0),
-    Demo("checkpointing", "activation_memory", "all activations kept vs activation checkpointing per transformer block", "peak_memory", ">= 40% lower peak memory for <= 40% more step time", 1 / 0.6),
-    Demo("sync", "sync_stall", ".item()/.cpu()/nonzero and per-layer NaN guards in the step vs the same logic on the GPU", "steps_per_s", ">= 1.5x steps/s", 1.5),
-    Demo("launch_overhead", "launch_overhead", "a deep narrow model run eagerly with a per-tensor optimizer vs one CUDA graph with a fused optimizer", "steps_per_s", ">= 2x steps/s", 2.0),
-    Demo("pageable_memcpy", "memcpy", "blocking copies from pageable memory vs non_blocking copies from pinned memory", "copy_time", "copy time per step >= 2x lower", 2.0),
+    Demo(
+        "dataloader",
+        "data_loading",
+        "num_workers=0 decoding in the training process vs worker processes with pinned memory",
+        "steps_per_s",
+        ">= 3x steps/s",
+        3.0,
+    ),
+    Demo(
+        "batch_size",
+        "small_batch",
+        "16-sample batches that leave the GPU empty vs 2048-sample batches",
+        "samples_per_s",
+        ">= 5x samples/s",
+        5.0,
+    ),
+    Demo(
+        "precision",
+        "precision",
+        "FP32 with TF32 off vs BF16 autocast on a stack of transformer blocks",
+        "steps_per_s",
+        ">= 3x step speed",
+        3.0,
+    ),
+    Demo(
+        "checkpointing",
+        "activation_memory",
+        "all activations kept vs activation checkpointing per transformer block",
+        "peak_memory",
+        ">= 40% lower peak memory for <= 40% more step time",
+        1 / 0.6,
+    ),
+    Demo(
+        "sync",
+        "sync_stall",
+        ".item()/.cpu()/nonzero and per-layer NaN guards in the step vs the same logic on the GPU",
+        "steps_per_s",
+        ">= 1.5x steps/s",
+        1.5,
+    ),
+    Demo(
+        "launch_overhead",
+        "launch_overhead",
+        "a deep narrow model run eagerly with a per-tensor optimizer vs one CUDA graph with a fused optimizer",
+        "steps_per_s",
+        ">= 2x steps/s",
+        2.0,
+    ),
+    Demo(
+        "pageable_memcpy",
+        "memcpy",
+        "blocking copies from pageable memory vs non_blocking copies from pinned memory",
+        "copy_time",
+        "copy time per step >= 2x lower",
+        2.0,
+    ),
 )
 DEMOS: dict[str, Demo] = {d.name: d for d in _ALL}
 
@@ -75,9 +124,20 @@ def run_demo(
     if variant not in VARIANTS:
         raise DemoError(f"unknown variant {variant!r}; use one of {', '.join(VARIANTS)}")
     if not demo.script.is_file():
-        raise DemoError(f"demo script {demo.script} is missing (the demos ship with a source checkout)")
+        raise DemoError(
+            f"demo script {demo.script} is missing (the demos ship with a source checkout)"
+        )
     out = Path(out_dir)
-    cmd = [sys.executable, str(demo.script), "--variant", variant, "--device", device, "--out", str(out)]
+    cmd = [
+        sys.executable,
+        str(demo.script),
+        "--variant",
+        variant,
+        "--device",
+        device,
+        "--out",
+        str(out),
+    ]
     if steps is not None:
         cmd += ["--steps", str(steps)]
     env = dict(os.environ)
@@ -154,12 +214,22 @@ def compare(name: str, bad: Mapping[str, Any], fixed: Mapping[str, Any]) -> Comp
         saved = 1.0 - f / b
         slower = bad["steps_per_s"] / fixed["steps_per_s"] - 1.0
         return Comparison(
-            name, demo.metric, b, f, b / f, b / f >= demo.target_gain and slower <= 0.40,
+            name,
+            demo.metric,
+            b,
+            f,
+            b / f,
+            b / f >= demo.target_gain and slower <= 0.40,
             f"peak memory {saved:.0%} lower for {slower:+.0%} step time",
         )
     lower_better = demo.metric in ("peak_memory", "copy_time")
     gain = b / f if lower_better else f / b
     return Comparison(
-        name, demo.metric, b, f, gain, gain >= demo.target_gain,
+        name,
+        demo.metric,
+        b,
+        f,
+        gain,
+        gain >= demo.target_gain,
         f"{demo.metric} {gain:.2f}x (target {demo.target_gain:g}x)",
     )

@@ -18,8 +18,18 @@ from typing import Any
 SCHEMA = "bottleneck-lab/diagnosis/1"
 SEVERITIES = ("info", "low", "medium", "high")
 KINDS = (
-    "data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
-    "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication",
+    "data_loading",
+    "host_bound",
+    "gpu_idle",
+    "small_batch",
+    "launch_overhead",
+    "sync_stall",
+    "precision",
+    "memcpy",
+    "activation_memory",
+    "recompute",
+    "memory_capacity",
+    "communication",
     "fusion",
 )
 SEVERITY_THRESHOLDS_PCT = (("high", 25.0), ("medium", 10.0), ("low", 3.0))
@@ -64,7 +74,9 @@ class Summary:
     peak_source: str | None = None
     mfu_pct: float | None = None
     peak_memory_bytes: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # more facts, rendered after the contract fields
+    extra: dict[str, Any] = field(
+        default_factory=dict
+    )  # more facts, rendered after the contract fields
 
 
 @dataclass(frozen=True)
@@ -83,7 +95,7 @@ class Diagnosis:
     summary: Summary
     findings: list[Finding]
     skipped: dict[str, str] = field(default_factory=dict)  # detector code -> why it did not run
-    errors: dict[str, str] = field(default_factory=dict)   # detector code -> what went wrong
+    errors: dict[str, str] = field(default_factory=dict)  # detector code -> what went wrong
     hta: dict[str, Any] | None = None  # --with-hta: HTA's own breakdowns, labelled as HTA's
 
     @property
@@ -106,15 +118,25 @@ class Diagnosis:
             out["hta"] = self.hta
         return out
 
-    FRAME_COLUMNS = ("code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct", "fix")
+    FRAME_COLUMNS = (
+        "code",
+        "kind",
+        "severity",
+        "title",
+        "time_lost_us_per_step",
+        "share_pct",
+        "fix",
+    )
 
     def findings_frame(self):
         """The findings as a pandas DataFrame, one row per finding in ranked order (columns
         FRAME_COLUMNS; severity is an ordered categorical, so sorting by it works)."""
         import pandas as pd
 
-        df = pd.DataFrame([{c: getattr(f, c) for c in self.FRAME_COLUMNS} for f in self.findings],
-                          columns=list(self.FRAME_COLUMNS))
+        df = pd.DataFrame(
+            [{c: getattr(f, c) for c in self.FRAME_COLUMNS} for f in self.findings],
+            columns=list(self.FRAME_COLUMNS),
+        )
         df["severity"] = pd.Categorical(df["severity"], categories=SEVERITIES, ordered=True)
         return df.astype({"time_lost_us_per_step": "float64", "share_pct": "float64"})
 
@@ -135,5 +157,6 @@ class Diagnosis:
 def rank_findings(findings: list[Finding]) -> list[Finding]:
     """Most costly first; findings without a time estimate after those with one, by severity."""
     order = {s: i for i, s in enumerate(SEVERITIES)}
-    return sorted(findings, key=lambda f: (
-        -(f.time_lost_us_per_step or 0.0), -order[f.severity], f.code))
+    return sorted(
+        findings, key=lambda f: (-(f.time_lost_us_per_step or 0.0), -order[f.severity], f.code)
+    )

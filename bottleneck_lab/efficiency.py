@@ -55,19 +55,37 @@ def op_costs(frame: TraceFrame) -> pd.DataFrame:
     launched = _launched(frame) if frame.has_gpu else None
     names = ops["name"].astype(object).to_numpy()
     ts, dur, tid = ops["ts"].to_numpy(), ops["dur"].to_numpy(), ops["tid"].to_numpy()
-    dims, types, conc = ops["input_dims"].to_numpy(), ops["input_type"].to_numpy(), ops["concrete_inputs"].to_numpy()
-    records = [(names[i], ts[i], dur[i], tid[i], dims[i], types[i], conc[i],
-                None if launched is None else bool(launched[i])) for i in sel]
+    dims, types, conc = (
+        ops["input_dims"].to_numpy(),
+        ops["input_type"].to_numpy(),
+        ops["concrete_inputs"].to_numpy(),
+    )
+    records = [
+        (
+            names[i],
+            ts[i],
+            dur[i],
+            tid[i],
+            dims[i],
+            types[i],
+            conc[i],
+            None if launched is None else bool(launched[i]),
+        )
+        for i in sel
+    ]
     counted = counted_op_costs(records)
     rows = [int(sel[i]) for i, _ in counted]
-    c["ops"] = pd.DataFrame({
-        "row": rows,
-        "step": ops["step"].to_numpy()[rows] if rows else [],
-        "flops": [cost.flops for _, cost in counted],
-        "bytes": [cost.bytes for _, cost in counted],
-        "dtype": [cost.dtype or "unknown" for _, cost in counted],
-        "category": [cost.category for _, cost in counted],
-    }, columns=cols)
+    c["ops"] = pd.DataFrame(
+        {
+            "row": rows,
+            "step": ops["step"].to_numpy()[rows] if rows else [],
+            "flops": [cost.flops for _, cost in counted],
+            "bytes": [cost.bytes for _, cost in counted],
+            "dtype": [cost.dtype or "unknown" for _, cost in counted],
+            "category": [cost.category for _, cost in counted],
+        },
+        columns=cols,
+    )
     return c["ops"]
 
 
@@ -88,8 +106,9 @@ def compute_ops(frame: TraceFrame) -> pd.DataFrame:
         on = kern & (owner >= 0)
         tf32 = name_mask(g["name"], TF32_KERNEL)[on]
         dur = g["dur"].to_numpy()[on]
-        share = pd.Series(np.where(tf32, dur, 0.0)).groupby(owner[on]).sum() / \
-            pd.Series(dur).groupby(owner[on]).sum().replace(0, np.nan)
+        share = pd.Series(np.where(tf32, dur, 0.0)).groupby(owner[on]).sum() / pd.Series(
+            dur
+        ).groupby(owner[on]).sum().replace(0, np.nan)
         is_tf32 = ops["row"].map(share).fillna(0).to_numpy() >= 0.5
         ops.loc[is_tf32 & (ops["dtype"] == "fp32").to_numpy(), "dtype"] = "tf32"
     c["compute"] = ops
@@ -162,8 +181,14 @@ def _efficiency(frame: TraceFrame, choice: PeakChoice) -> Efficiency:
     stats = facts.step_stats(frame)
     fps = flops_per_step(frame)
     ops = compute_ops(frame)
-    by_dtype = {k: float(v) / max(len(frame.steps), 1)
-                for k, v in ops.groupby("dtype")["flops"].sum().items()} if len(ops) else {}
+    by_dtype = (
+        {
+            k: float(v) / max(len(frame.steps), 1)
+            for k, v in ops.groupby("dtype")["flops"].sum().items()
+        }
+        if len(ops)
+        else {}
+    )
     dtype = choice.dtype or dominant_dtype(frame)
     peak = device_peak(frame, choice)
     achieved = fps / stats.median_us / 1e6 if fps and stats and stats.median_us > 0 else None
@@ -176,13 +201,20 @@ def _efficiency(frame: TraceFrame, choice: PeakChoice) -> Efficiency:
         source = f"{devices} devices x ({source})"
     mfu = 100.0 * achieved / peak_value if achieved and peak_value else None
     return Efficiency(
-        flops_per_step=fps, achieved_tflops=achieved, peak_tflops=peak_value, peak_dtype=dtype,
-        peak_source=source, mfu_pct=mfu, flops_by_dtype=by_dtype,
-        compute_time_share_pct=_compute_share(frame, ops))
+        flops_per_step=fps,
+        achieved_tflops=achieved,
+        peak_tflops=peak_value,
+        peak_dtype=dtype,
+        peak_source=source,
+        mfu_pct=mfu,
+        flops_by_dtype=by_dtype,
+        compute_time_share_pct=_compute_share(frame, ops),
+    )
 
 
-def _mixed_peak(peak: DevicePeak | None, by_dtype: dict[str, float], dominant: str | None,
-                forced: bool) -> tuple[float | None, str | None]:
+def _mixed_peak(
+    peak: DevicePeak | None, by_dtype: dict[str, float], dominant: str | None, forced: bool
+) -> tuple[float | None, str | None]:
     """The peak to divide by when FLOPs come in several dtypes: the rate at which the device
     would do this step's FLOPs at each dtype's own peak (a FLOP-weighted harmonic mean). With one
     dtype it is simply that dtype's peak. FLOPs of a dtype the device has no figure for are
@@ -191,7 +223,9 @@ def _mixed_peak(peak: DevicePeak | None, by_dtype: dict[str, float], dominant: s
         return None, None
     if forced:
         value = peak.peak_for(dominant)
-        return value, (f"{peak.name}, {dominant} {value:g} TFLOP/s: {peak.source}" if value else None)
+        return value, (
+            f"{peak.name}, {dominant} {value:g} TFLOP/s: {peak.source}" if value else None
+        )
     fallback = peak.peak_for(dominant)
     total = sum(by_dtype.values())
     ideal_s, parts = 0.0, []
@@ -232,7 +266,9 @@ def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
         dtype_of = pd.Series(ops["dtype"].to_numpy(), index=ops["row"].to_numpy())
         owned = k.loc[owner >= 0]
         share = owned["dur"] / owned.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
-        k.loc[owner >= 0, "flops"] = (flops_of.reindex(owned["owner"]).to_numpy() * share.fillna(0).to_numpy())
+        k.loc[owner >= 0, "flops"] = (
+            flops_of.reindex(owned["owner"]).to_numpy() * share.fillna(0).to_numpy()
+        )
         k.loc[owner >= 0, "dtype"] = dtype_of.reindex(owned["owner"]).to_numpy()
     c["kernels"] = k
     return k
@@ -262,18 +298,28 @@ def kernel_table(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> l
     if not len(k):
         return []
     n_steps = max(len(frame.steps), 1)
-    grouped = k.groupby(k["name"].astype(object)).agg(time_us=("dur", "sum"), flops=("flops", "sum"),
-                                                     calls=("dur", "size"), dtype=("dtype", "first"))
+    grouped = k.groupby(k["name"].astype(object)).agg(
+        time_us=("dur", "sum"),
+        flops=("flops", "sum"),
+        calls=("dur", "size"),
+        dtype=("dtype", "first"),
+    )
     out = []
     for name, r in grouped.sort_values("time_us", ascending=False).head(top).iterrows():
         # r["dtype"], not r.dtype: the attribute is the row Series' own dtype
         time_us, flops, dtype = float(r["time_us"]), float(r["flops"]), r["dtype"]
         tflops = flops / time_us / 1e6 if time_us > 0 else None
         pk = peak.peak_for(dtype) if peak else None
-        out.append({"kernel": name[:120], "calls_per_step": round(int(r["calls"]) / n_steps, 1),
-                    "us_per_step": round(time_us / n_steps, 1), "dtype": dtype,
-                    "tflops": round(tflops, 2) if tflops else None,
-                    "pct_of_peak": round(100 * tflops / pk, 1) if tflops and pk else None})
+        out.append(
+            {
+                "kernel": name[:120],
+                "calls_per_step": round(int(r["calls"]) / n_steps, 1),
+                "us_per_step": round(time_us / n_steps, 1),
+                "dtype": dtype,
+                "tflops": round(tflops, 2) if tflops else None,
+                "pct_of_peak": round(100 * tflops / pk, 1) if tflops and pk else None,
+            }
+        )
     return out
 
 
@@ -284,7 +330,9 @@ def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[
     oc = op_costs(frame)
     if not len(oc):
         return []
-    oc = oc.assign(name=frame.cpu_ops["name"].astype(object).to_numpy()[oc["row"].to_numpy()], us=0.0)
+    oc = oc.assign(
+        name=frame.cpu_ops["name"].astype(object).to_numpy()[oc["row"].to_numpy()], us=0.0
+    )
     if frame.has_gpu:
         g = frame.gpu_ops
         owner = _flop_owner(frame, oc["row"].to_numpy())
@@ -298,15 +346,22 @@ def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[
         flops, nbytes, us = float(r["flops"]), float(r["bytes"]), float(r["us"])
         ai = flops / nbytes if nbytes > 0 else None
         ridge = ridge_point(peak, dtype) if peak else None
-        out.append({
-            "op": name, "dtype": dtype, "gpu_us_per_step": round(us / n_steps, 1),
-            "gflops_per_step": round(flops / n_steps / 1e9, 3), "mb_per_step": round(nbytes / n_steps / 1e6, 2),
-            "flop_per_byte": None if ai is None else round(ai, 2),
-            "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
-            "bound": None if ridge is None or ai is None else ("compute" if ai >= ridge else "memory"),
-            "tflops": round(flops / us / 1e6, 2) if us > 0 and flops > 0 else None,
-            "gb_per_s": round(nbytes / us / 1e3, 1) if us > 0 and nbytes > 0 else None,
-        })
+        out.append(
+            {
+                "op": name,
+                "dtype": dtype,
+                "gpu_us_per_step": round(us / n_steps, 1),
+                "gflops_per_step": round(flops / n_steps / 1e9, 3),
+                "mb_per_step": round(nbytes / n_steps / 1e6, 2),
+                "flop_per_byte": None if ai is None else round(ai, 2),
+                "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
+                "bound": None
+                if ridge is None or ai is None
+                else ("compute" if ai >= ridge else "memory"),
+                "tflops": round(flops / us / 1e6, 2) if us > 0 and flops > 0 else None,
+                "gb_per_s": round(nbytes / us / 1e3, 1) if us > 0 and nbytes > 0 else None,
+            }
+        )
     return out
 
 
@@ -318,8 +373,10 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
     if "memory_bound" in c:
         return c["memory_bound"]
     g = frame.gpu_ops
-    k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0), ["ts", "end", "dur", "name", "op", "stream", "step",
-                                                         "device"]].copy()
+    k = g.loc[
+        (g["kind"] == "kernel") & (g["step"] >= 0),
+        ["ts", "end", "dur", "name", "op", "stream", "step", "device"],
+    ].copy()
     oc = op_costs(frame)
     mb = oc.loc[oc["category"].isin(("elementwise", "norm")) & (oc["bytes"] > 0)]
     ops = frame.cpu_ops
@@ -330,14 +387,19 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
         ots = ops["ts"].to_numpy()
         i = np.searchsorted(os_, ots, side="right") - 1
         is_mb &= ~((i >= 0) & (ots < oe[np.maximum(i, 0)]))
-    owner = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_mb) if len(ops) else \
-        np.full(len(k), -1)
+    owner = (
+        nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_mb)
+        if len(ops)
+        else np.full(len(k), -1)
+    )
     k["owner"] = owner
     k = k.loc[owner >= 0]
     rows = mb["row"].to_numpy(dtype=np.int64)
     share = k["dur"] / k.groupby("owner")["dur"].transform("sum").replace(0, np.nan)
-    k["bytes"] = pd.Series(mb["bytes"].to_numpy(dtype=float), index=rows).reindex(k["owner"]).to_numpy() \
+    k["bytes"] = (
+        pd.Series(mb["bytes"].to_numpy(dtype=float), index=rows).reindex(k["owner"]).to_numpy()
         * share.fillna(0).to_numpy()
+    )
     k["dtype"] = pd.Series(mb["dtype"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
     k["category"] = pd.Series(mb["category"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
     c["memory_bound"] = k
@@ -350,8 +412,11 @@ TILE = 128
 
 
 def _shapes(dims) -> list[list[int]]:
-    return [d for d in (dims if isinstance(dims, list) else [])
-            if isinstance(d, list) and d and all(isinstance(x, int) for x in d)]
+    return [
+        d
+        for d in (dims if isinstance(dims, list) else [])
+        if isinstance(d, list) and d and all(isinstance(x, int) for x in d)
+    ]
 
 
 def _tiles(name: str, dims, flops: float) -> float:
@@ -369,7 +434,9 @@ def _tiles(name: str, dims, flops: float) -> float:
             g, w = s[0], s[2]  # grad_output [N, Cout, *spatial], weight [Cout, Cin/g, *k]
             return float(t(g[0] * int(np.prod(g[2:])), w[0]))
         if "conv" in base:
-            w = s[1]  # input, weight: rows = flops / (2 * weight elements) = batch x output positions
+            w = s[
+                1
+            ]  # input, weight: rows = flops / (2 * weight elements) = batch x output positions
             return float(t(int(flops / (2 * np.prod(w))), w[0]))
         if "attention" in base or "flash" in base or "efficient" in base:
             q = s[0]  # [batch, heads, queries, head_dim]: one query tile per (batch, head)
@@ -391,8 +458,14 @@ def work_fill(frame: TraceFrame) -> pd.DataFrame:
     dims = frame.cpu_ops["input_dims"].to_numpy()
     rows = ops["row"].to_numpy()
     tiles = np.array([_tiles(names[r], dims[r], f) for r, f in zip(rows, ops["flops"].to_numpy())])
-    c["fill"] = pd.DataFrame({"row": rows, "flops": ops["flops"].to_numpy(), "tiles": tiles,
-                              "fill": tiles / sms if sms else np.full(len(rows), np.nan)})
+    c["fill"] = pd.DataFrame(
+        {
+            "row": rows,
+            "flops": ops["flops"].to_numpy(),
+            "tiles": tiles,
+            "fill": tiles / sms if sms else np.full(len(rows), np.nan),
+        }
+    )
     return c["fill"]
 
 

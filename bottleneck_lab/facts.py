@@ -29,12 +29,20 @@ COLLECTIVE = re.compile(r"nccl|rccl", re.IGNORECASE)
 DATALOADER = re.compile(r"DataLoader.*__next__|dataloader.*next", re.IGNORECASE)
 SYNC_CALLS = re.compile(
     r"^(cuda|hip|cu)(Stream|Device|Event|Ctx)Synchronize$|^(cuda|hip)Memcpy(2D|3D)?$|^hipMemcpyWithStream$"
-    r"|^cuMemcpy(DtoH|HtoD)?(_v2)?$")
+    r"|^cuMemcpy(DtoH|HtoD)?(_v2)?$"
+)
 # When the host spends no more than this per launch inside a gap, launching is what holds the GPU.
 LAUNCH_BOUND_US_PER_LAUNCH = 40.0
 # The host returns from a sync a little after the GPU drains; allow this much clock slack.
 SYNC_SLACK_US = 5.0
-CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "unrecorded_work")
+CAUSES = (
+    "data_loading",
+    "sync_stall",
+    "launch_overhead",
+    "host_bound",
+    "gpu_idle",
+    "unrecorded_work",
+)
 # Host time the profiler itself adds per recorded CPU op (record_shapes + profile_memory): the
 # median over the host-bound runs of traces/zoo and traces/h100 (one H100 host) of (profiled
 # step - synchronised step) / CPU ops per step; single runs ranged 2.0 to 4.7 µs.
@@ -50,7 +58,7 @@ def _cache(frame: TraceFrame) -> dict:
 class StepStats:
     count: int
     median_us: float
-    total_us: float       # sum of step windows
+    total_us: float  # sum of step windows
     span_start: float
     span_end: float
     marked: bool
@@ -60,8 +68,14 @@ def step_stats(frame: TraceFrame) -> StepStats | None:
     s = frame.steps
     if not len(s):
         return None
-    return StepStats(len(s), float(np.median(s["dur"])), float(s["dur"].sum()),
-                     float(s["ts"].min()), float(s["end"].max()), bool(s["marked"].iloc[0]))
+    return StepStats(
+        len(s),
+        float(np.median(s["dur"])),
+        float(s["dur"].sum()),
+        float(s["ts"].min()),
+        float(s["end"].max()),
+        bool(s["marked"].iloc[0]),
+    )
 
 
 def step_windows(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -155,8 +169,21 @@ def idle_gaps(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
 
 
 def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
-    cols = ["start", "end", "dur", "step", "cause", "next_op", "next_launch_ts", "launches_in_gap",
-            "dataloader_us", "sync_call", "sync_is_h2d_copy", "profiler_us", "exposed_us"]
+    cols = [
+        "start",
+        "end",
+        "dur",
+        "step",
+        "cause",
+        "next_op",
+        "next_launch_ts",
+        "launches_in_gap",
+        "dataloader_us",
+        "sync_call",
+        "sync_is_h2d_copy",
+        "profiler_us",
+        "exposed_us",
+    ]
     if device is None or not len(frame.steps):
         return pd.DataFrame(columns=cols)
     bs, be = frame.busy_intervals(device)
@@ -177,7 +204,9 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     launch_row = on["launch"].to_numpy()[nxt_c] if len(on) else np.full(n, -1)
     launch_row = np.where(has_next, launch_row, -1)
     rts = frame.runtime["ts"].to_numpy()
-    next_launch_ts = np.where(launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan)
+    next_launch_ts = np.where(
+        launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan
+    )
     next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
     next_name = np.where(has_next, next_name, "(none: the device ran nothing more in the trace)")
 
@@ -217,13 +246,16 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     launched_before = (next_launch_ts <= gs) | ((launch_row < 0) & (len(frame.runtime) > 0))
     unrecorded = opens_window & has_next & launched_before
     cause = np.select(
-        [unrecorded,
-         dl_us >= 0.5 * dur,
-         sync_name != None,  # noqa: E711 (elementwise)
-         queue_empty & (host_per_launch <= LAUNCH_BOUND_US_PER_LAUNCH),
-         queue_empty],
+        [
+            unrecorded,
+            dl_us >= 0.5 * dur,
+            sync_name != None,  # noqa: E711 (elementwise)
+            queue_empty & (host_per_launch <= LAUNCH_BOUND_US_PER_LAUNCH),
+            queue_empty,
+        ],
         ["unrecorded_work", "data_loading", "sync_stall", "launch_overhead", "host_bound"],
-        "gpu_idle")
+        "gpu_idle",
+    )
     steps = frame.steps
     si = np.searchsorted(steps["ts"].to_numpy(), gs, side="right") - 1
     # The host paid the profiler for every op it recorded, and a host that falls behind shows it
@@ -232,14 +264,26 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     host = np.isin(cause, HOST_CAUSES)
     host_idle = float(dur[host].sum())
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
-    profiler_us = np.where(host, dur * (min(recorded, host_idle) / host_idle if host_idle > 0 else 0.0), 0.0)
-    return pd.DataFrame({
-        "start": gs, "end": ge, "dur": dur,
-        "step": steps["step"].to_numpy()[np.maximum(si, 0)] if len(steps) else -1,
-        "cause": cause, "next_op": next_name, "next_launch_ts": next_launch_ts,
-        "launches_in_gap": launches_in_gap, "dataloader_us": dl_us, "sync_call": sync_name,
-        "sync_is_h2d_copy": sync_h2d, "profiler_us": profiler_us, "exposed_us": dur - profiler_us,
-    })
+    profiler_us = np.where(
+        host, dur * (min(recorded, host_idle) / host_idle if host_idle > 0 else 0.0), 0.0
+    )
+    return pd.DataFrame(
+        {
+            "start": gs,
+            "end": ge,
+            "dur": dur,
+            "step": steps["step"].to_numpy()[np.maximum(si, 0)] if len(steps) else -1,
+            "cause": cause,
+            "next_op": next_name,
+            "next_launch_ts": next_launch_ts,
+            "launches_in_gap": launches_in_gap,
+            "dataloader_us": dl_us,
+            "sync_call": sync_name,
+            "sync_is_h2d_copy": sync_h2d,
+            "profiler_us": profiler_us,
+            "exposed_us": dur - profiler_us,
+        }
+    )
 
 
 def profiler_us_per_op(frame: TraceFrame) -> float:
@@ -275,20 +319,34 @@ def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.n
 # With a small batch, host gaps shorter than this are per-step overhead that a bigger batch
 # amortises; longer ones (a logging call, a checkpoint save) stay the host-bound finding's.
 LONG_HOST_GAP_US = 1000.0
-OWNERS = ("data_loading", "sync_stall", "launch_overhead", "host_bound", "gpu_idle", "small_batch",
-          "memcpy", "recompilation", "unrecorded_work")
+OWNERS = (
+    "data_loading",
+    "sync_stall",
+    "launch_overhead",
+    "host_bound",
+    "gpu_idle",
+    "small_batch",
+    "memcpy",
+    "recompilation",
+    "unrecorded_work",
+)
 # Dynamo/Inductor compile phases as the profiler records them (cpu_op or user annotation).
-COMPILE_SPAN = re.compile(r"^(entire_frame_compile|_compile\.compile_inner|backend_compile|compile_fx_inner"
-                          r"|compile_fx\.<locals>\.(fw|bw)_compiler|inductor_compile|fx_codegen_and_compile"
-                          r"|create_aot_dispatcher_function|OutputGraph\.call_user_compiler)( \(dynamo_timed\))?$")
+COMPILE_SPAN = re.compile(
+    r"^(entire_frame_compile|_compile\.compile_inner|backend_compile|compile_fx_inner"
+    r"|compile_fx\.<locals>\.(fw|bw)_compiler|inductor_compile|fx_codegen_and_compile"
+    r"|create_aot_dispatcher_function|OutputGraph\.call_user_compiler)( \(dynamo_timed\))?$"
+)
 
 
 def compile_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
     """Host spans where torch.compile was compiling, inside the steps (sorted, disjoint)."""
     c = _cache(frame)
     if "compile_spans" not in c:
-        parts = [df.loc[name_mask(df["name"], COMPILE_SPAN)] for df in (frame.cpu_ops, frame.annotations)
-                 if len(df)]
+        parts = [
+            df.loc[name_mask(df["name"], COMPILE_SPAN)]
+            for df in (frame.cpu_ops, frame.annotations)
+            if len(df)
+        ]
         ts = np.concatenate([p["ts"].to_numpy() for p in parts]) if parts else np.empty(0)
         end = np.concatenate([p["end"].to_numpy() for p in parts]) if parts else np.empty(0)
         cs, ce = iv.union(ts, end)
@@ -309,7 +367,9 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
     gaps = idle_gaps(frame)
     owner = gaps["cause"].to_numpy().astype(object)
     if len(gaps):
-        owner = np.where((owner == "sync_stall") & gaps["sync_is_h2d_copy"].to_numpy(dtype=bool), "memcpy", owner)
+        owner = np.where(
+            (owner == "sync_stall") & gaps["sync_is_h2d_copy"].to_numpy(dtype=bool), "memcpy", owner
+        )
         # Idle while torch.compile compiles is the compile's, whatever the host did in it (the
         # autotuner's syncs and benchmark launches included).
         cs, ce = compile_spans(frame)
@@ -357,13 +417,17 @@ def host_time_us(frame: TraceFrame) -> float:
         if mt is not None:
             sy = sync_calls(frame)
             sy = sy.loc[sy["pid"] == mt[0]]
-            blocked += float(iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum())
+            blocked += float(
+                iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum()
+            )
             la = launches(frame)
             la = la.loc[la["pid"] == mt[0]]
             if len(la):
                 extra = la["dur"].to_numpy() - float(np.median(la["dur"]))
                 blocked += float(extra[la["dur"].to_numpy() > BLOCKED_LAUNCH_US].sum())
-        c["host_time"] = max(step_time_without_profiler_us(frame) - blocked / max(stats.count, 1), 0.0)
+        c["host_time"] = max(
+            step_time_without_profiler_us(frame) - blocked / max(stats.count, 1), 0.0
+        )
     return c["host_time"]
 
 
@@ -375,7 +439,11 @@ def step_saving_us(frame: TraceFrame, gpu_saving_us: float, host_saving_us: floa
     58%)."""
     step = step_time_without_profiler_us(frame)
     dev = main_device(frame)
-    gpu = (busy_pct(frame, dev) or 0.0) / 100.0 * step_stats(frame).median_us if dev is not None else 0.0
+    gpu = (
+        (busy_pct(frame, dev) or 0.0) / 100.0 * step_stats(frame).median_us
+        if dev is not None
+        else 0.0
+    )
     after = max(host_time_us(frame) - host_saving_us, gpu - gpu_saving_us, 0.0)
     return float(min(max(step - after, 0.0), gpu_saving_us + host_saving_us))
 
@@ -416,8 +484,9 @@ def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> li
     if mt is None or not len(ops):
         return []
     # Only the outermost ops of each thread: children would repeat their parents' time.
-    sel = ops.loc[(ops["pid"] == mt[0]) & (ops["depth"] == 0)
-                  & (ops["ts"] < end) & (ops["end"] > start)]
+    sel = ops.loc[
+        (ops["pid"] == mt[0]) & (ops["depth"] == 0) & (ops["ts"] < end) & (ops["end"] > start)
+    ]
     if not len(sel):
         return []
     overlap = np.minimum(sel["end"], end) - np.maximum(sel["ts"], start)

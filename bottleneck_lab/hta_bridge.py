@@ -36,8 +36,9 @@ import math
 import os
 import tempfile
 import warnings
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,7 @@ TOP_KERNELS = 10
 
 # --- running HTA ------------------------------------------------------------------------------
 
+
 @contextlib.contextmanager
 def _quiet() -> Iterator[None]:
     """Silence HTA: its logger (INFO/WARNING per rank and per step), Python and pandas warnings,
@@ -58,8 +60,11 @@ def _quiet() -> Iterator[None]:
     log.setLevel(logging.CRITICAL + 1)
     log.disabled = True
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
-                contextlib.redirect_stderr(io.StringIO()):
+        with (
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
             warnings.simplefilter("ignore")
             yield
     finally:
@@ -107,24 +112,47 @@ def _records(df: Any, rename: dict[str, str]) -> list[dict[str, Any]]:
 
 
 TEMPORAL_COLUMNS = {
-    "idle_time(us)": "idle_time_us", "compute_time(us)": "compute_time_us",
+    "idle_time(us)": "idle_time_us",
+    "compute_time(us)": "compute_time_us",
     # HTA's "kernel_time" is its window (first GPU event start to last end), not kernel time.
-    "non_compute_time(us)": "non_compute_time_us", "kernel_time(us)": "window_us",
-    "idle_time_pctg": "idle_time_pct", "compute_time_pctg": "compute_time_pct",
+    "non_compute_time(us)": "non_compute_time_us",
+    "kernel_time(us)": "window_us",
+    "idle_time_pctg": "idle_time_pct",
+    "compute_time_pctg": "compute_time_pct",
     "non_compute_time_pctg": "non_compute_time_pct",
 }
 IDLE_COLUMNS = {"idle_time": "idle_time_us"}
-KERNEL_COLUMNS = {"sum (us)": "total_us", "max (us)": "max_us", "min (us)": "min_us",
-                  "stddev": "stddev_us", "mean (us)": "mean_us"}
+KERNEL_COLUMNS = {
+    "sum (us)": "total_us",
+    "max (us)": "max_us",
+    "min (us)": "min_us",
+    "stddev": "stddev_us",
+    "mean (us)": "mean_us",
+}
 
 
 def _top_kernels(metrics: Any) -> list[dict[str, Any]]:
     """HTA's per-rank kernel table, its aggregate 'others' rows left out, top 10 by total time."""
     named = metrics[metrics["name"] != "others"]
-    top = named.sort_values("sum (us)", ascending=False).groupby("rank", sort=True).head(TOP_KERNELS)
+    top = (
+        named.sort_values("sum (us)", ascending=False).groupby("rank", sort=True).head(TOP_KERNELS)
+    )
     top = top.sort_values(["rank", "sum (us)"], ascending=[True, False])
-    rows = _records(top[["rank", "name", "kernel_type", "sum (us)", "mean (us)", "min (us)",
-                         "max (us)", "stddev"]], KERNEL_COLUMNS)
+    rows = _records(
+        top[
+            [
+                "rank",
+                "name",
+                "kernel_type",
+                "sum (us)",
+                "mean (us)",
+                "min (us)",
+                "max (us)",
+                "stddev",
+            ]
+        ],
+        KERNEL_COLUMNS,
+    )
     for r in rows:
         mean = r.get("mean_us")
         r["count"] = int(round(r["total_us"] / mean)) if mean else None
@@ -135,7 +163,9 @@ def _count_step_names(analyzer: Any) -> int:
     return sum("ProfilerStep" in str(s) for s in analyzer.t.symbol_table.get_sym_id_map())
 
 
-def hta_report(path: str | os.PathLike, *, files: Iterable[str | os.PathLike] | None = None) -> dict[str, Any]:
+def hta_report(
+    path: str | os.PathLike, *, files: Iterable[str | os.PathLike] | None = None
+) -> dict[str, Any]:
     """HTA's temporal, idle-time and kernel breakdowns of a trace file or directory, as plain values.
 
     `files`: the trace files HTA should read (default: the file `path`, or every *.json/*.gz in the
@@ -157,7 +187,9 @@ def hta_report(path: str | os.PathLike, *, files: Iterable[str | os.PathLike] | 
             tool = f"HolisticTraceAnalysis {version('HolisticTraceAnalysis')}"
             stage = "TraceAnalysis (load)"
             with _trace_dir(path, files) as trace_dir:
-                n_files = sum(1 for f in Path(trace_dir).iterdir() if f.name.endswith((".json", ".gz")))
+                n_files = sum(
+                    1 for f in Path(trace_dir).iterdir() if f.name.endswith((".json", ".gz"))
+                )
                 analyzer = TraceAnalysis(trace_dir=trace_dir)
             ranks = [int(r) for r in analyzer.t.get_ranks()]
             stage = "get_temporal_breakdown"
@@ -166,16 +198,21 @@ def hta_report(path: str | os.PathLike, *, files: Iterable[str | os.PathLike] | 
             idle, _ = analyzer.get_idle_time_breakdown(ranks=ranks, visualize=False)
             stage = "get_gpu_kernel_breakdown"
             kernel_types, kernel_metrics = analyzer.get_gpu_kernel_breakdown(
-                visualize=False, num_kernels=TOP_KERNELS)
+                visualize=False, num_kernels=TOP_KERNELS
+            )
             stage = "collecting results"
             notes = []
             if len(ranks) < n_files:
-                notes.append(f"HTA read {n_files} files as {len(ranks)} rank(s): a file without "
-                             "'\"rank\": N' in its text (compact JSON, or not a Kineto trace) counts "
-                             "as rank 0, and HTA keeps only one file per rank")
+                notes.append(
+                    f"HTA read {n_files} files as {len(ranks)} rank(s): a file without "
+                    "'\"rank\": N' in its text (compact JSON, or not a Kineto trace) counts "
+                    "as rank 0, and HTA keeps only one file per rank"
+                )
             if _count_step_names(analyzer) >= 2:
-                notes.append("HTA drops the last ProfilerStep (it keeps GPU work launched before "
-                             "the last step starts)")
+                notes.append(
+                    "HTA drops the last ProfilerStep (it keeps GPU work launched before "
+                    "the last step starts)"
+                )
             report = {
                 "available": True,
                 "tool": tool,
@@ -189,7 +226,9 @@ def hta_report(path: str | os.PathLike, *, files: Iterable[str | os.PathLike] | 
         return report
     except KeyboardInterrupt:
         raise
-    except BaseException as exc:  # HTA fails in many ways (IndexError, AttributeError, assert, exit)
+    except (
+        BaseException
+    ) as exc:  # HTA fails in many ways (IndexError, AttributeError, assert, exit)
         reason = _one_line(exc, stage)
         if analyzer is not None and not _has_gpu_events(analyzer):
             reason += " (HTA's breakdowns fail on traces without GPU kernels)"
@@ -204,6 +243,7 @@ def _has_gpu_events(analyzer: Any) -> bool:
 
 
 # --- rendering --------------------------------------------------------------------------------
+
 
 def _us(v: Any) -> str:
     return "n/a" if v is None else f"{v:,.0f} µs"
@@ -222,31 +262,43 @@ def render_hta_text(report: dict[str, Any], width: int = 100) -> str:
     out.append(f"{report.get('tool', 'HTA')}, ranks {', '.join(map(str, report.get('ranks', [])))}")
     out.extend(f"note: {n}" for n in report.get("notes", []))
     out += ["", "Temporal breakdown per rank (HTA's window: first to last GPU event)"]
-    out.append(f"  {'rank':>4}  {'window':>14}  {'idle':>14} {'%':>6}  {'compute':>14} {'%':>6}  "
-               f"{'non-compute':>14} {'%':>6}")
+    out.append(
+        f"  {'rank':>4}  {'window':>14}  {'idle':>14} {'%':>6}  {'compute':>14} {'%':>6}  "
+        f"{'non-compute':>14} {'%':>6}"
+    )
     for r in report.get("temporal", []):
-        out.append(f"  {r['rank']:>4}  {_us(r['window_us']):>14}  {_us(r['idle_time_us']):>14} "
-                   f"{_num(r['idle_time_pct'], '>6.2f')}  {_us(r['compute_time_us']):>14} "
-                   f"{_num(r['compute_time_pct'], '>6.2f')}  {_us(r['non_compute_time_us']):>14} "
-                   f"{_num(r['non_compute_time_pct'], '>6.2f')}")
-    out += ["", "Idle time per rank and stream (HTA's categories; ratio = share of the stream's idle)"]
+        out.append(
+            f"  {r['rank']:>4}  {_us(r['window_us']):>14}  {_us(r['idle_time_us']):>14} "
+            f"{_num(r['idle_time_pct'], '>6.2f')}  {_us(r['compute_time_us']):>14} "
+            f"{_num(r['compute_time_pct'], '>6.2f')}  {_us(r['non_compute_time_us']):>14} "
+            f"{_num(r['non_compute_time_pct'], '>6.2f')}"
+        )
+    out += [
+        "",
+        "Idle time per rank and stream (HTA's categories; ratio = share of the stream's idle)",
+    ]
     out.append(f"  {'rank':>4}  {'stream':>6}  {'category':<12} {'idle':>14}  {'ratio':>5}")
     for r in report.get("idle_time", []):
-        out.append(f"  {r['rank']:>4}  {r['stream']:>6}  {r['idle_category']:<12} "
-                   f"{_us(r['idle_time_us']):>14}  {_num(r['idle_time_ratio'], '>5.2f')}")
+        out.append(
+            f"  {r['rank']:>4}  {r['stream']:>6}  {r['idle_category']:<12} "
+            f"{_us(r['idle_time_us']):>14}  {_num(r['idle_time_ratio'], '>5.2f')}"
+        )
     out += ["", "Kernel time by type"]
     for r in report.get("kernel_types", []):
         out.append(f"  {r['kernel_type']:<44} {_us(r['total_us']):>14}  {_num(r['pct'], '>5.1f')}%")
     out += ["", f"Top {TOP_KERNELS} kernels per rank by total time"]
     name_w = max(20, width - 56)
     for r in report.get("kernels", []):
-        name = r["name"] if len(r["name"]) <= name_w else r["name"][:name_w - 3] + "..."
-        out.append(f"  {r['rank']:>4}  {name:<{name_w}} {_us(r['total_us']):>14}  "
-                   f"x{r['count'] if r['count'] is not None else '?':<6} {r['kernel_type']}")
+        name = r["name"] if len(r["name"]) <= name_w else r["name"][: name_w - 3] + "..."
+        out.append(
+            f"  {r['rank']:>4}  {name:<{name_w}} {_us(r['total_us']):>14}  "
+            f"x{r['count'] if r['count'] is not None else '?':<6} {r['kernel_type']}"
+        )
     return "\n".join(out) + "\n"
 
 
 # --- our idle time, measured the way HTA measures it -------------------------------------------
+
 
 def _round_inward(ts: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """HTA's ns rounding: ts = ceil(ts), end = floor(ts + dur) (a no-op on integer traces)."""
@@ -267,15 +319,19 @@ def hta_keeps(frame: TraceFrame, *, round_ns: bool = False) -> np.ndarray:
     col = "cpu_ts" if "cpu_ts" in frame.steps.columns else "ts"
     last_start = float(frame.steps[col].max())
     launch = g["launch"].to_numpy()
-    launch_ts = frame.runtime["ts"].to_numpy()[np.maximum(launch, 0)] if len(frame.runtime) \
+    launch_ts = (
+        frame.runtime["ts"].to_numpy()[np.maximum(launch, 0)]
+        if len(frame.runtime)
         else np.full(len(g), np.inf)
+    )
     if round_ns:
         launch_ts, last_start = np.ceil(launch_ts), math.ceil(last_start)
     return (launch >= 0) & (launch_ts < last_start)
 
 
-def busy_like_hta(frame: TraceFrame, *, drop_last_step: bool, round_ns: bool,
-                  count_syncs: bool = False) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+def busy_like_hta(
+    frame: TraceFrame, *, drop_last_step: bool, round_ns: bool, count_syncs: bool = False
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     """Disjoint busy intervals per device of frame.gpu_ops (kernels, memcpy, memset, all streams),
     optionally with HTA's input quirks (see our_idle_like_hta)."""
     g = frame.gpu_ops
@@ -301,8 +357,9 @@ def busy_like_hta(frame: TraceFrame, *, drop_last_step: bool, round_ns: bool,
     return out
 
 
-def our_idle_like_hta(frame: TraceFrame, *, drop_last_step: bool, round_ns: bool,
-                      count_syncs: bool = False) -> dict[int, float]:
+def our_idle_like_hta(
+    frame: TraceFrame, *, drop_last_step: bool, round_ns: bool, count_syncs: bool = False
+) -> dict[int, float]:
     """Our GPU idle µs per device over HTA's window: first GPU op start to last GPU op end.
 
     idle = window - time covered by the union of the device's GPU ops (kernels, memcpy, memset,
@@ -312,6 +369,7 @@ def our_idle_like_hta(frame: TraceFrame, *, drop_last_step: bool, round_ns: bool
     `count_syncs` counts cuda_sync events (GPU-side waits) as busy, as HTA does because they carry
     a `stream` arg. With all flags off this is our plain definition.
     """
-    busy = busy_like_hta(frame, drop_last_step=drop_last_step, round_ns=round_ns,
-                         count_syncs=count_syncs)
+    busy = busy_like_hta(
+        frame, drop_last_step=drop_last_step, round_ns=round_ns, count_syncs=count_syncs
+    )
     return {d: float(e[-1] - s[0]) - intervals.total(s, e) for d, (s, e) in busy.items()}

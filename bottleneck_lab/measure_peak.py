@@ -18,7 +18,9 @@ from typing import Any
 
 from .flops.peaks import DevicePeak
 
-DEFAULT_PATH = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "bottleneck-lab" / "peaks.json"
+DEFAULT_PATH = (
+    Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "bottleneck-lab" / "peaks.json"
+)
 SIZES = (2048, 4096, 8192)
 
 
@@ -41,7 +43,12 @@ def measure(sizes: tuple[int, ...] = SIZES, repeats: int = 10) -> dict[str, Any]
     if not torch.cuda.is_available():
         raise RuntimeError("no CUDA device: `peak` measures a GPU")
     dev = torch.cuda.get_device_properties(0)
-    dtypes = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+    dtypes = {
+        "fp32": torch.float32,
+        "tf32": torch.float32,
+        "bf16": torch.bfloat16,
+        "fp16": torch.float16,
+    }
     tflops: dict[str, float] = {}
     sweep: dict[str, dict[int, float]] = {}
     prev_tf32 = torch.backends.cuda.matmul.allow_tf32
@@ -52,7 +59,7 @@ def measure(sizes: tuple[int, ...] = SIZES, repeats: int = 10) -> dict[str, Any]
             for n in sizes:
                 a = torch.randn(n, n, device="cuda", dtype=dtype)
                 b = torch.randn(n, n, device="cuda", dtype=dtype)
-                ms = _time_ms(torch, lambda: a @ b, repeats)
+                ms = _time_ms(torch, lambda a=a, b=b: a @ b, repeats)
                 sweep[name][n] = 2 * n**3 / (ms / 1e3) / 1e12
             tflops[name] = max(sweep[name].values())
     finally:
@@ -70,7 +77,7 @@ def measure(sizes: tuple[int, ...] = SIZES, repeats: int = 10) -> dict[str, Any]
         "mem_bw_gbps": round(bw_gbps, 1),
         "sweep_tflops": {k: {str(n): round(v, 2) for n, v in s.items()} for k, s in sweep.items()},
         "method": f"best of square GEMMs {list(sizes)} (CUDA events, {repeats} repeats after 3 warm-ups); "
-                  "1 GiB device copy counting bytes read and written",
+        "1 GiB device copy counting bytes read and written",
     }
 
 
@@ -92,8 +99,12 @@ def load_measured(device_name: str | None, path: Path = DEFAULT_PATH) -> DeviceP
         return None
     if not entry:
         return None
-    return DevicePeak(device_name, dict(entry["tflops"]), entry.get("mem_bw_gbps"),
-                      f"measured by `bottleneck-lab peak` on {entry.get('measured_utc')} ({path})")
+    return DevicePeak(
+        device_name,
+        dict(entry["tflops"]),
+        entry.get("mem_bw_gbps"),
+        f"measured by `bottleneck-lab peak` on {entry.get('measured_utc')} ({path})",
+    )
 
 
 def run_peak_command(args) -> int:

@@ -58,14 +58,14 @@ class MemoryCurve:
 
     device_type: int
     device_id: int
-    ts: np.ndarray         # µs
+    ts: np.ndarray  # µs
     allocated: np.ndarray  # Total Allocated after the event, bytes
-    reserved: np.ndarray   # Total Reserved after the event, bytes
-    delta: np.ndarray      # the event's Bytes: + allocation, - free
+    reserved: np.ndarray  # Total Reserved after the event, bytes
+    delta: np.ndarray  # the event's Bytes: + allocation, - free
     addr: np.ndarray
     pid: np.ndarray
     tid: np.ndarray
-    step: np.ndarray       # steps row (-1 outside every step)
+    step: np.ndarray  # steps row (-1 outside every step)
 
     def __len__(self) -> int:
         return len(self.ts)
@@ -94,7 +94,9 @@ class MemoryCurve:
         same = self.addr[order[1:]] == self.addr[order[:-1]]
         nxt[order[:-1][same]] = order[1:][same]
         ok = nxt >= 0
-        freed = np.where(ok & (self.delta[np.maximum(nxt, 0)] < 0), self.ts[np.maximum(nxt, 0)], np.inf)
+        freed = np.where(
+            ok & (self.delta[np.maximum(nxt, 0)] < 0), self.ts[np.maximum(nxt, 0)], np.inf
+        )
         return np.where(self.delta > 0, freed, np.nan)
 
 
@@ -103,7 +105,11 @@ def memory_devices(frame: TraceFrame) -> list[tuple[int, int]]:
     m = frame.memory
     if not len(m):
         return []
-    peaks = m.groupby(["device_type", "device_id"])["total_allocated"].max().sort_values(ascending=False)
+    peaks = (
+        m.groupby(["device_type", "device_id"])["total_allocated"]
+        .max()
+        .sort_values(ascending=False)
+    )
     return [(int(t), int(d)) for t, d in peaks.index]
 
 
@@ -112,7 +118,9 @@ def default_device(frame: TraceFrame, device_type: int | None = None) -> tuple[i
     highest peak); host memory only in a trace with no GPU work, or when asked for it."""
     devs = memory_devices(frame)
     if device_type is None:
-        device_type = CUDA if any(t == CUDA for t, _ in devs) else (CPU if not frame.has_gpu else None)
+        device_type = (
+            CUDA if any(t == CUDA for t, _ in devs) else (CPU if not frame.has_gpu else None)
+        )
     if device_type is None:
         return None
     of_type = [(t, d) for t, d in devs if t == device_type]
@@ -122,7 +130,9 @@ def default_device(frame: TraceFrame, device_type: int | None = None) -> tuple[i
     return next(((t, d) for t, d in of_type if d == main), of_type[0])
 
 
-def curve(frame: TraceFrame, device_type: int | None = None, device_id: int | None = None) -> MemoryCurve | None:
+def curve(
+    frame: TraceFrame, device_type: int | None = None, device_id: int | None = None
+) -> MemoryCurve | None:
     """The memory curve of one device (default: `default_device`); None without its events.
 
     `device_type` is 1 for CUDA (also HIP) memory and 0 for host memory, as the trace writes it.
@@ -138,17 +148,29 @@ def curve(frame: TraceFrame, device_type: int | None = None, device_id: int | No
     c = _cache(frame)
     if key not in c:
         m = frame.memory
-        sel = (m["device_type"].to_numpy() == device_type) & (m["device_id"].to_numpy() == device_id)
+        sel = (m["device_type"].to_numpy() == device_type) & (
+            m["device_id"].to_numpy() == device_id
+        )
         if not sel.any():
             c[key] = None
         else:
+
             def col(name: str) -> np.ndarray:
                 return m[name].to_numpy()[sel]
 
             alloc = np.nan_to_num(col("total_allocated"))
-            c[key] = MemoryCurve(int(device_type), int(device_id), col("ts"), alloc,
-                                 np.nan_to_num(col("total_reserved")), np.nan_to_num(col("alloc_bytes")),
-                                 np.nan_to_num(col("addr"), nan=-1.0), col("pid"), col("tid"), col("step"))
+            c[key] = MemoryCurve(
+                int(device_type),
+                int(device_id),
+                col("ts"),
+                alloc,
+                np.nan_to_num(col("total_reserved")),
+                np.nan_to_num(col("alloc_bytes")),
+                np.nan_to_num(col("addr"), nan=-1.0),
+                col("pid"),
+                col("tid"),
+                col("step"),
+            )
     return c[key]
 
 
@@ -175,7 +197,7 @@ def capacity_bytes(frame: TraceFrame, device_type: int, device_id: int) -> int |
 
 @dataclass(frozen=True)
 class Phase:
-    name: str   # forward | backward | optimizer
+    name: str  # forward | backward | optimizer
     start: float
     end: float
 
@@ -189,7 +211,11 @@ def _names_with(names: pd.Series, test) -> np.ndarray:
     cats = names.cat.categories
     hit = np.fromiter((bool(test(n)) for n in cats), dtype=bool, count=len(cats))
     codes = names.cat.codes.to_numpy()
-    return np.where(codes >= 0, hit[np.maximum(codes, 0)], False) if len(cats) else np.zeros(len(codes), bool)
+    return (
+        np.where(codes >= 0, hit[np.maximum(codes, 0)], False)
+        if len(cats)
+        else np.zeros(len(codes), bool)
+    )
 
 
 def _op_roles(frame: TraceFrame) -> dict[str, np.ndarray]:
@@ -250,8 +276,11 @@ def phases(frame: TraceFrame) -> dict[int, tuple[Phase, ...]]:
     fw_end = np.minimum(fw_end, bw_start)
     for i in range(n_steps):
         ph = []
-        for name, s, e in (("forward", fw_start[i], fw_end[i]), ("backward", bw_start[i], bw_end[i]),
-                           ("optimizer", opt_start[i], opt_end[i])):
+        for name, s, e in (
+            ("forward", fw_start[i], fw_end[i]),
+            ("backward", bw_start[i], bw_end[i]),
+            ("optimizer", opt_start[i], opt_end[i]),
+        ):
             if np.isfinite(s) and np.isfinite(e) and e >= s:
                 ph.append(Phase(name, float(s), float(e)))
         out[i] = tuple(ph)
@@ -282,8 +311,12 @@ def op_stack_at(frame: TraceFrame, pid: int, tid: int, t: float) -> tuple[str, .
     ops = frame.cpu_ops
     if not len(ops):
         return ()
-    on = ((ops["pid"].to_numpy() == pid) & (ops["tid"].to_numpy() == tid)
-          & (ops["ts"].to_numpy() <= t) & (ops["end"].to_numpy() >= t))
+    on = (
+        (ops["pid"].to_numpy() == pid)
+        & (ops["tid"].to_numpy() == tid)
+        & (ops["ts"].to_numpy() <= t)
+        & (ops["end"].to_numpy() >= t)
+    )
     rows = np.flatnonzero(on)
     if not len(rows):
         return ()
@@ -297,27 +330,31 @@ def op_stack_at(frame: TraceFrame, pid: int, tid: int, t: float) -> tuple[str, .
 
 @dataclass(frozen=True)
 class StepMemory:
-    step: int                            # ProfilerStep number
+    step: int  # ProfilerStep number
     start: float
     end: float
     phases: tuple[Phase, ...]
-    baseline_bytes: int                  # allocated when forward began: params, grads, optimizer state
+    baseline_bytes: int  # allocated when forward began: params, grads, optimizer state
     peak_bytes: int
     peak_ts: float
-    peak_phase: str | None               # forward | backward | optimizer | None (between phases)
-    peak_op: str | None                  # innermost op running on the allocating thread at the peak
-    peak_op_stack: tuple[str, ...]       # outermost first
+    peak_phase: str | None  # forward | backward | optimizer | None (between phases)
+    peak_op: str | None  # innermost op running on the allocating thread at the peak
+    peak_op_stack: tuple[str, ...]  # outermost first
     reserved_peak_bytes: int
-    end_bytes: int                       # allocated when the step ends
-    forward_growth_bytes: int | None     # allocated at forward end - baseline: activations kept for backward
+    end_bytes: int  # allocated when the step ends
+    forward_growth_bytes: (
+        int | None
+    )  # allocated at forward end - baseline: activations kept for backward
     forward_peak_bytes: int | None
-    backward_release_bytes: int | None   # allocated at backward start - at backward end
+    backward_release_bytes: int | None  # allocated at backward start - at backward end
     backward_peak_bytes: int | None
-    optimizer_growth_bytes: int | None   # allocated at optimizer end - at its start (state on first steps)
-    activation_tensors: int | None       # forward allocations still alive when forward ends
+    optimizer_growth_bytes: (
+        int | None
+    )  # allocated at optimizer end - at its start (state on first steps)
+    activation_tensors: int | None  # forward allocations still alive when forward ends
     activation_tensor_bytes: int | None
-    forward_us: float | None             # forward span (host)
-    forward_gpu_us: float | None         # GPU time of work launched in forward (None without GPU ops)
+    forward_us: float | None  # forward span (host)
+    forward_gpu_us: float | None  # GPU time of work launched in forward (None without GPU ops)
 
     def phase(self, name: str) -> Phase | None:
         return next((p for p in self.phases if p.name == name), None)
@@ -340,7 +377,9 @@ class MemoryReport:
         return max(self.steps, key=lambda s: s.peak_bytes, default=None)
 
 
-def analyze(frame: TraceFrame, device_type: int | None = None, device_id: int | None = None) -> MemoryReport | None:
+def analyze(
+    frame: TraceFrame, device_type: int | None = None, device_id: int | None = None
+) -> MemoryReport | None:
     """Curve facts and the per-step breakdown of one device; None without its [memory] events."""
     cv = curve(frame, device_type, device_id)
     if cv is None or not len(cv):
@@ -361,7 +400,7 @@ def _analyze(frame: TraceFrame, cv: MemoryCurve) -> MemoryReport:
     order = np.argsort(cv.step, kind="stable")
     bounds = np.searchsorted(cv.step[order], np.arange(len(steps) + 1))
     for i in range(len(steps)):
-        idx = order[bounds[i]:bounds[i + 1]]
+        idx = order[bounds[i] : bounds[i + 1]]
         st = steps.iloc[i]
         ph = ph_all.get(i, ())
         if not len(idx):
@@ -386,30 +425,51 @@ def _analyze(frame: TraceFrame, cv: MemoryCurve) -> MemoryReport:
             if launch_ts is not None:
                 lo, hi = _window(launch_ts[0], fw)
                 fw_gpu = float(launch_ts[1][lo:hi].sum())
-        out.append(StepMemory(
-            step=int(st.step), start=float(st.ts), end=float(st.end), phases=ph,
-            baseline_bytes=int(baseline),
-            peak_bytes=int(cv.allocated[k]), peak_ts=float(cv.ts[k]),
-            peak_phase=_phase_of(ph, float(cv.ts[k])),
-            peak_op=stack[-1] if stack else None, peak_op_stack=stack,
-            reserved_peak_bytes=int(cv.reserved[idx].max()),
-            end_bytes=int(cv.after(float(st.end))),
-            forward_growth_bytes=int(cv.after(fw.end) - baseline) if fw else None,
-            forward_peak_bytes=window_max(fw),
-            backward_release_bytes=int(cv.before(bw.start) - cv.after(bw.end)) if bw else None,
-            backward_peak_bytes=window_max(bw),
-            optimizer_growth_bytes=int(cv.after(opt.end) - cv.before(opt.start)) if opt else None,
-            activation_tensors=n_act, activation_tensor_bytes=act_bytes,
-            forward_us=round(fw.dur, 3) if fw else None, forward_gpu_us=fw_gpu,
-        ))
+        out.append(
+            StepMemory(
+                step=int(st.step),
+                start=float(st.ts),
+                end=float(st.end),
+                phases=ph,
+                baseline_bytes=int(baseline),
+                peak_bytes=int(cv.allocated[k]),
+                peak_ts=float(cv.ts[k]),
+                peak_phase=_phase_of(ph, float(cv.ts[k])),
+                peak_op=stack[-1] if stack else None,
+                peak_op_stack=stack,
+                reserved_peak_bytes=int(cv.reserved[idx].max()),
+                end_bytes=int(cv.after(float(st.end))),
+                forward_growth_bytes=int(cv.after(fw.end) - baseline) if fw else None,
+                forward_peak_bytes=window_max(fw),
+                backward_release_bytes=int(cv.before(bw.start) - cv.after(bw.end)) if bw else None,
+                backward_peak_bytes=window_max(bw),
+                optimizer_growth_bytes=int(cv.after(opt.end) - cv.before(opt.start))
+                if opt
+                else None,
+                activation_tensors=n_act,
+                activation_tensor_bytes=act_bytes,
+                forward_us=round(fw.dur, 3) if fw else None,
+                forward_gpu_us=fw_gpu,
+            )
+        )
     k = int(np.argmax(cv.allocated))
-    return MemoryReport(cv.device_type, cv.device_id, capacity_bytes(frame, cv.device_type, cv.device_id),
-                        len(cv), int(cv.allocated[k]), float(cv.ts[k]), int(cv.reserved.max()), tuple(out))
+    return MemoryReport(
+        cv.device_type,
+        cv.device_id,
+        capacity_bytes(frame, cv.device_type, cv.device_id),
+        len(cv),
+        int(cv.allocated[k]),
+        float(cv.ts[k]),
+        int(cv.reserved.max()),
+        tuple(out),
+    )
 
 
 def _window(ts: np.ndarray, p: Phase) -> tuple[int, int]:
     """Index range of sorted times inside [p.start, p.end]."""
-    return int(np.searchsorted(ts, p.start, side="left")), int(np.searchsorted(ts, p.end, side="right"))
+    return int(np.searchsorted(ts, p.start, side="left")), int(
+        np.searchsorted(ts, p.end, side="right")
+    )
 
 
 def _gpu_launch_times(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray] | None:
@@ -430,20 +490,24 @@ def _gpu_launch_times(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray] | None
 @dataclass(frozen=True)
 class StepRecompute:
     step: int
-    ops: int                    # outermost recomputed forward ops
-    host_us: float              # their host time
-    gpu_us: float | None        # GPU time of the work they launched (None without GPU ops)
-    alloc_bytes: int            # bytes they allocated that outlive them: re-materialised activations
+    ops: int  # outermost recomputed forward ops
+    host_us: float  # their host time
+    gpu_us: float | None  # GPU time of the work they launched (None without GPU ops)
+    alloc_bytes: int  # bytes they allocated that outlive them: re-materialised activations
     largest_segment_bytes: int  # the most re-materialised under one autograd node (held at once)
 
 
 @dataclass(frozen=True)
 class Recompute:
     present: bool
-    markers: tuple[str, ...]    # checkpoint names found in the trace (CheckpointFunction, checkpoint.py)
+    markers: tuple[
+        str, ...
+    ]  # checkpoint names found in the trace (CheckpointFunction, checkpoint.py)
     op_names: tuple[tuple[str, int], ...]  # most frequent recomputed ops (name, count)
     steps: tuple[StepRecompute, ...]
-    flops_per_step: float | None  # extra FLOPs (gemm/conv/attention), None without a FLOP model or shapes
+    flops_per_step: (
+        float | None
+    )  # extra FLOPs (gemm/conv/attention), None without a FLOP model or shapes
 
     def per_step(self, attr: str) -> float | None:
         vals = [getattr(s, attr) for s in self.steps]
@@ -457,9 +521,13 @@ def recompute_rows(frame: TraceFrame) -> np.ndarray:
     if "recompute_rows" not in c:
         ops = frame.cpu_ops
         r = _op_roles(frame)
-        rerun = (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
+        rerun = (
+            (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
+        )
         # Children of a recomputed op belong to it even when they carry no Sequence number.
-        c["recompute_rows"] = nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), rerun) >= 0
+        c["recompute_rows"] = (
+            nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), rerun) >= 0
+        )
     return c["recompute_rows"]
 
 
@@ -479,25 +547,50 @@ def recompute(frame: TraceFrame) -> Recompute:
     steps = []
     n_steps = len(frame.steps)
     ostep = ops["step"].to_numpy()
-    host = np.bincount(ostep[rows][ostep[rows] >= 0], weights=ops["dur"].to_numpy()[rows][ostep[rows] >= 0],
-                       minlength=n_steps) if len(rows) else np.zeros(n_steps)
-    nops = np.bincount(ostep[rows][ostep[rows] >= 0], minlength=n_steps) if len(rows) else np.zeros(n_steps, int)
+    host = (
+        np.bincount(
+            ostep[rows][ostep[rows] >= 0],
+            weights=ops["dur"].to_numpy()[rows][ostep[rows] >= 0],
+            minlength=n_steps,
+        )
+        if len(rows)
+        else np.zeros(n_steps)
+    )
+    nops = (
+        np.bincount(ostep[rows][ostep[rows] >= 0], minlength=n_steps)
+        if len(rows)
+        else np.zeros(n_steps, int)
+    )
     gpu = None
     g = frame.gpu_ops
     if len(g):
         op = g["op"].to_numpy()
         on = (op >= 0) & mark[np.maximum(op, 0)] & (g["step"].to_numpy() >= 0)
-        gpu = np.bincount(g["step"].to_numpy()[on], weights=g["dur"].to_numpy()[on], minlength=n_steps)
+        gpu = np.bincount(
+            g["step"].to_numpy()[on], weights=g["dur"].to_numpy()[on], minlength=n_steps
+        )
     alloc, seg = _recompute_allocations(frame, rows, n_steps)
     for i in range(n_steps):
         if nops[i] == 0:
             continue
-        steps.append(StepRecompute(int(frame.steps["step"].iloc[i]), int(nops[i]), round(float(host[i]), 3),
-                                   None if gpu is None else round(float(gpu[i]), 3),
-                                   int(alloc[i]), int(seg[i])))
+        steps.append(
+            StepRecompute(
+                int(frame.steps["step"].iloc[i]),
+                int(nops[i]),
+                round(float(host[i]), 3),
+                None if gpu is None else round(float(gpu[i]), 3),
+                int(alloc[i]),
+                int(seg[i]),
+            )
+        )
     flops = _recompute_flops(frame, mark, n_steps) if len(rows) else None
-    out = Recompute(bool(len(rows)) or bool(markers), markers,
-                    tuple((str(k), int(v)) for k, v in counts.items()), tuple(steps), flops)
+    out = Recompute(
+        bool(len(rows)) or bool(markers),
+        markers,
+        tuple((str(k), int(v)) for k, v in counts.items()),
+        tuple(steps),
+        flops,
+    )
     c["recompute"] = out
     return out
 
@@ -514,7 +607,9 @@ def _checkpoint_markers(frame: TraceFrame) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))[:8]
 
 
-def _recompute_allocations(frame: TraceFrame, rows: np.ndarray, n_steps: int) -> tuple[np.ndarray, np.ndarray]:
+def _recompute_allocations(
+    frame: TraceFrame, rows: np.ndarray, n_steps: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per step: bytes allocated inside recomputed ops on the analysed device that outlive the
     op (re-materialised activations), and the most under one outermost autograd node (the part
     alive at once even with checkpointing)."""
@@ -573,8 +668,8 @@ class CheckpointComparison:
     baseline_peak_bytes: int
     saved_bytes: int
     saved_pct: float
-    recompute_us_per_step: float | None     # GPU time where the trace has it, else host time
-    step_time_delta_us: float | None        # median step time, checkpointed - baseline
+    recompute_us_per_step: float | None  # GPU time where the trace has it, else host time
+    step_time_delta_us: float | None  # median step time, checkpointed - baseline
 
 
 def _comparable_peak(frame: TraceFrame) -> int | None:
@@ -587,7 +682,9 @@ def _comparable_peak(frame: TraceFrame) -> int | None:
     return int(cv.allocated.max() - (cv.initial if cv.device_type == CPU else 0.0))
 
 
-def compare_checkpointing(checkpointed: TraceFrame, baseline: TraceFrame) -> CheckpointComparison | None:
+def compare_checkpointing(
+    checkpointed: TraceFrame, baseline: TraceFrame
+) -> CheckpointComparison | None:
     """The memory activation checkpointing saved and the time it cost, from a checkpointed and a
     non-checkpointed trace of the same model (None when either lacks [memory] events)."""
     a, b = _comparable_peak(checkpointed), _comparable_peak(baseline)
@@ -599,6 +696,11 @@ def compare_checkpointing(checkpointed: TraceFrame, baseline: TraceFrame) -> Che
         cost = rc.per_step("host_us")
     sa, sb = facts.step_stats(checkpointed), facts.step_stats(baseline)
     delta = sa.median_us - sb.median_us if sa and sb else None
-    return CheckpointComparison(a, b, b - a, round(100.0 * (b - a) / b, 2) if b else 0.0,
-                                None if cost is None else round(cost, 1),
-                                None if delta is None else round(delta, 1))
+    return CheckpointComparison(
+        a,
+        b,
+        b - a,
+        round(100.0 * (b - a) / b, 2) if b else 0.0,
+        None if cost is None else round(cost, 1),
+        None if delta is None else round(delta, 1),
+    )

@@ -134,12 +134,15 @@ class NvmlSampler:
         }
         energy_j = None
         if len(self._energy_mj) == 2 and self._energy_mj[1] > self._energy_mj[0]:
-            energy_j, out["energy_source"] = (self._energy_mj[1] - self._energy_mj[0]) / 1000.0, (
-                "nvmlDeviceGetTotalEnergyConsumption delta"
+            energy_j, out["energy_source"] = (
+                (self._energy_mj[1] - self._energy_mj[0]) / 1000.0,
+                ("nvmlDeviceGetTotalEnergyConsumption delta"),
             )
         elif len(power) >= 2:
             ts = [r[0] for r in rows if r[3] is not None]
-            energy_j = sum((ts[i + 1] - ts[i]) * (power[i] + power[i + 1]) / 2 for i in range(len(power) - 1))
+            energy_j = sum(
+                (ts[i + 1] - ts[i]) * (power[i] + power[i + 1]) / 2 for i in range(len(power) - 1)
+            )
             out["energy_source"] = "power samples integrated over time"
         out["energy_j"] = energy_j
         out["energy_j_per_step"] = None if energy_j is None or steps <= 0 else energy_j / steps

@@ -91,7 +91,9 @@ def run(
         config=config,
         **kwargs,
     )
-    print(f"{args.demo} {args.variant}: wrote {trace} and {trace.with_name(args.variant + '.meta.json').name}")
+    print(
+        f"{args.demo} {args.variant}: wrote {trace} and {trace.with_name(args.variant + '.meta.json').name}"
+    )
     return trace
 
 
@@ -110,7 +112,9 @@ def convnet(num_classes: int, width: int = 32, depth: int = 0) -> torch.nn.Modul
         layers += conv(width, width, kernel_size=3, padding=1)
     layers += conv(width, 2 * width, kernel_size=3, stride=2, padding=1)
     layers += conv(2 * width, 4 * width, kernel_size=3, stride=2, padding=1)
-    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * width, num_classes))
+    return nn.Sequential(
+        *layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4 * width, num_classes)
+    )
 
 
 class TransformerBlock(torch.nn.Module):
@@ -130,7 +134,11 @@ class TransformerBlock(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         F = torch.nn.functional
         b, t, d = x.shape
-        q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = (
+            self.qkv(self.norm1(x))
+            .view(b, t, 3, self.heads, d // self.heads)
+            .permute(2, 0, 3, 1, 4)
+        )
         attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.proj(attn.transpose(1, 2).reshape(b, t, d))
         return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
@@ -147,7 +155,9 @@ class TinyLM(torch.nn.Module):
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, vocab)
 
-    def loss(self, ids: torch.Tensor, targets: torch.Tensor, run_block: Callable[..., Any] | None = None):
+    def loss(
+        self, ids: torch.Tensor, targets: torch.Tensor, run_block: Callable[..., Any] | None = None
+    ):
         """Next-token cross-entropy; `run_block(block, x)` runs each block (default: `block(x)`)."""
         x = self.embed(ids)
         for block in self.blocks:
@@ -156,7 +166,9 @@ class TinyLM(torch.nn.Module):
         return torch.nn.functional.cross_entropy(logits.flatten(0, 1).float(), targets.flatten())
 
 
-def random_tokens(vocab: int, batch: int, seq: int, device: str) -> tuple[torch.Tensor, torch.Tensor]:
+def random_tokens(
+    vocab: int, batch: int, seq: int, device: str
+) -> tuple[torch.Tensor, torch.Tensor]:
     """A batch of token ids and next-token targets, already on the device."""
     ids = torch.randint(0, vocab, (batch, seq + 1), device=device)
     return ids[:, :-1].contiguous(), ids[:, 1:].contiguous()

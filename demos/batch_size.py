@@ -8,18 +8,23 @@ fixed: 2048 samples per step, the same model and data: the GPU is full, so sampl
     python demos/batch_size.py --variant bad --device cuda --out traces/h100/batch_size
 """
 
+import _common
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import _common
-
 args = _common.parse_args(__doc__, steps_cuda=20)
 device = args.device
 
-features, hidden, layers, classes = _common.by_device(args, cuda=(1024, 2048, 4, 1000), cpu=(64, 128, 2, 10))
+features, hidden, layers, classes = _common.by_device(
+    args, cuda=(1024, 2048, 4, 1000), cpu=(64, 128, 2, 10)
+)
 # BAD: a tiny batch. FIXED: a batch that fills the GPU.
-batch = {"bad": 16, "fixed": 2048}[args.variant] if device == "cuda" else {"bad": 4, "fixed": 64}[args.variant]
+batch = (
+    {"bad": 16, "fixed": 2048}[args.variant]
+    if device == "cuda"
+    else {"bad": 4, "fixed": 64}[args.variant]
+)
 
 model = nn.Sequential(
     nn.Linear(features, hidden),
@@ -46,6 +51,8 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     config={"features": features, "hidden": hidden, "layers": layers, "classes": classes},
 )

@@ -11,10 +11,9 @@ variant when the peak would not fit, or to buy a larger batch.
     python demos/checkpointing.py --variant bad --device cuda --out traces/h100/checkpointing
 """
 
+import _common
 import torch
 from torch.utils.checkpoint import checkpoint
-
-import _common
 
 args = _common.parse_args(__doc__, steps_cuda=5)
 device = args.device
@@ -43,11 +42,17 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     config={
         "activation_checkpointing": CHECKPOINT,
         "autocast_dtype": "bfloat16",
-        "vocab": vocab, "dim": dim, "heads": heads, "layers": layers, "seq_len": seq,
+        "vocab": vocab,
+        "dim": dim,
+        "heads": heads,
+        "layers": layers,
+        "seq_len": seq,
         "tokens_per_step": batch * seq,
     },
 )

@@ -13,12 +13,11 @@ import os
 import sys
 import zlib
 
+import _common
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, Dataset
-
-import _common
 
 args = _common.parse_args(__doc__, steps_cuda=10)
 device = args.device
@@ -99,14 +98,20 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     timers=[wait_timer],
     config={
         "num_workers": workers if WORKERS else 0,
         "pin_memory": WORKERS and _common.is_cuda(device),
         "persistent_workers": WORKERS,
         "prefetch_factor": 4 if WORKERS else None,
-        "image_size": size, "crop": crop, "classes": classes, "width": width, "depth": depth,
+        "image_size": size,
+        "crop": crop,
+        "classes": classes,
+        "width": width,
+        "depth": depth,
     },
 )
 # Leave without the DataLoader's shutdown: with persistent_workers and pin_memory it waits 5 s per

@@ -12,11 +12,10 @@ fixed: the same model, step and data, with the whole step (forward, backward, fu
 
 import copy
 
+import _common
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-import _common
 
 args = _common.parse_args(__doc__, steps_cuda=50)
 device = args.device
@@ -40,7 +39,10 @@ def make_optimizer(m):
 
 
 opt = make_optimizer(model)
-data = [(torch.randn(batch, dim, device=device), torch.randint(0, classes, (batch,), device=device)) for _ in range(8)]
+data = [
+    (torch.randn(batch, dim, device=device), torch.randint(0, classes, (batch,), device=device))
+    for _ in range(8)
+]
 static_x, static_y = (t.clone() for t in data[0])  # the batch lives here; we copy each new one in
 step_no = 0
 
@@ -97,12 +99,16 @@ if GRAPH:  # FlopCounterMode cannot see inside a graph replay: count the same st
     flops_note = "FlopCounterMode around the same step run eagerly on a copy of the model (a graph replay hides its ops)"
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     flop_step=flop_step,
     flops_note=flops_note,
     config={
         "cuda_graph": GRAPH,
         "optimizer": "Adam(fused=True)" if FIXED else "Adam(foreach=False)",
-        "dim": dim, "layers": layers, "classes": classes,
+        "dim": dim,
+        "layers": layers,
+        "classes": classes,
     },
 )

@@ -10,16 +10,17 @@ there is nothing to copy: the CPU variants only check that the script runs.
     python demos/pageable_memcpy.py --variant bad --device cuda --out traces/h100/pageable_memcpy
 """
 
+import _common
 import torch
 import torch.nn.functional as F
-
-import _common
 
 args = _common.parse_args(__doc__, steps_cuda=10)
 device = args.device
 PINNED = args.variant == "fixed" and _common.is_cuda(device)
 
-batch, size, n_batches, classes = _common.by_device(args, cuda=(128, 224, 6, 100), cpu=(4, 32, 2, 10))
+batch, size, n_batches, classes = _common.by_device(
+    args, cuda=(128, 224, 6, 100), cpu=(4, 32, 2, 10)
+)
 
 # The "dataset": a few batches of images and labels in host memory.
 images = torch.randn(n_batches, batch, 3, size, size)
@@ -48,12 +49,15 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     timers=[copy_timer],
     config={
         "pinned_memory": PINNED,
         "non_blocking": PINNED,
         "bytes_copied_per_step": images[0].nbytes + labels[0].nbytes,
-        "image_size": size, "classes": classes,
+        "image_size": size,
+        "classes": classes,
     },
 )

@@ -7,9 +7,8 @@ fixed: the same model and step under torch.autocast(dtype=torch.bfloat16): matmu
     python demos/precision.py --variant bad --device cuda --out traces/h100/precision
 """
 
-import torch
-
 import _common
+import torch
 
 args = _common.parse_args(__doc__, steps_cuda=5)
 device = args.device
@@ -37,11 +36,17 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
+    args,
+    train_step,
+    batch_size=batch,
     config={
         "autocast_dtype": "bfloat16" if BF16 else None,
         "tf32": False,
-        "vocab": vocab, "dim": dim, "heads": heads, "layers": layers, "seq_len": seq,
+        "vocab": vocab,
+        "dim": dim,
+        "heads": heads,
+        "layers": layers,
+        "seq_len": seq,
         "tokens_per_step": batch * seq,
     },
 )

@@ -56,7 +56,9 @@ def table(out: Path, names: list[str]) -> list[str]:
         if len(metas) == 2:
             c = registry.compare(name, metas["bad"], metas["fixed"])
             verdict = {True: "MET", False: "MISSED", None: "n/a"}[c.met]
-            verdicts.append(f"{name:<16} {verdict:<6} {c.summary}  [target {registry.get(name).target}]")
+            verdicts.append(
+                f"{name:<16} {verdict:<6} {c.summary}  [target {registry.get(name).target}]"
+            )
     return lines + [""] + verdicts
 
 
@@ -65,7 +67,9 @@ def main() -> int:
     p.add_argument("--device", choices=("cuda", "cpu"), required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--demos", default=",".join(registry.DEMOS), help="comma-separated names")
-    p.add_argument("--steps", type=int, default=None, help="timed steps per block (default: per demo)")
+    p.add_argument(
+        "--steps", type=int, default=None, help="timed steps per block (default: per demo)"
+    )
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per demo run")
     args = p.parse_args()
     names = [n for n in args.demos.split(",") if n]
@@ -76,8 +80,15 @@ def main() -> int:
         for variant in registry.VARIANTS:
             t0 = time.perf_counter()
             try:
-                registry.run_demo(name, variant, args.device, args.steps, args.out / name,
-                                  timeout_s=args.timeout, quiet=False)
+                registry.run_demo(
+                    name,
+                    variant,
+                    args.device,
+                    args.steps,
+                    args.out / name,
+                    timeout_s=args.timeout,
+                    quiet=False,
+                )
                 print(f"[run_all] {name} {variant}: {time.perf_counter() - t0:.1f} s", flush=True)
             except registry.DemoError as exc:
                 failed.append(f"{name} {variant}")

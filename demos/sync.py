@@ -12,23 +12,29 @@ fixed: the same logic with the values kept on the GPU: statistics stay tensors (
     python demos/sync.py --variant bad --device cuda --out traces/h100/sync
 """
 
+import _common
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import _common
-
 args = _common.parse_args(
     __doc__,
     steps_cuda=20,
-    extra=lambda p: (p.add_argument("--batch-size", type=int, default=None, help="rows per step"),
-                     p.add_argument("--bf16", action="store_true",
-                                    help="forward under BF16 autocast (what precision alone saves)")),
+    extra=lambda p: (
+        p.add_argument("--batch-size", type=int, default=None, help="rows per step"),
+        p.add_argument(
+            "--bf16",
+            action="store_true",
+            help="forward under BF16 autocast (what precision alone saves)",
+        ),
+    ),
 )
 device = args.device
 SYNC = args.variant == "bad"
 
-dim, layers, batch, classes = _common.by_device(args, cuda=(1024, 8, 4096, 1000), cpu=(64, 2, 16, 10))
+dim, layers, batch, classes = _common.by_device(
+    args, cuda=(1024, 8, 4096, 1000), cpu=(64, 2, 16, 10)
+)
 batch = args.batch_size or batch
 
 model = nn.Sequential(
@@ -96,9 +102,16 @@ def train_step():
 
 
 _common.run(
-    args, train_step, batch_size=batch,
-    config={"host_syncs_in_step": SYNC, "dim": dim, "layers": layers, "classes": classes,
-            "autocast_dtype": "bfloat16" if args.bf16 else None},
+    args,
+    train_step,
+    batch_size=batch,
+    config={
+        "host_syncs_in_step": SYNC,
+        "dim": dim,
+        "layers": layers,
+        "classes": classes,
+        "autocast_dtype": "bfloat16" if args.bf16 else None,
+    },
 )
 if not SYNC and bool(nonfinite):  # the one read of the flag, after training
     raise FloatingPointError("loss was not finite")

@@ -34,17 +34,40 @@ from typing import Any
 
 # Category of each event role, by torch major version.
 CATEGORIES = {
-    2: {"cpu_op": "cpu_op", "runtime": "cuda_runtime", "driver": "cuda_driver", "kernel": "kernel",
-        "memcpy": "gpu_memcpy", "memset": "gpu_memset", "annotation": "user_annotation",
-        "flow": "ac2g", "memory": "cpu_instant_event"},
-    1: {"cpu_op": "Operator", "runtime": "Runtime", "driver": "Runtime", "kernel": "Kernel",
-        "memcpy": "Memcpy", "memset": "Memset", "annotation": "user_annotation",
-        "flow": "async_cpu_to_gpu", "memory": "cpu_instant_event"},
+    2: {
+        "cpu_op": "cpu_op",
+        "runtime": "cuda_runtime",
+        "driver": "cuda_driver",
+        "kernel": "kernel",
+        "memcpy": "gpu_memcpy",
+        "memset": "gpu_memset",
+        "annotation": "user_annotation",
+        "flow": "ac2g",
+        "memory": "cpu_instant_event",
+    },
+    1: {
+        "cpu_op": "Operator",
+        "runtime": "Runtime",
+        "driver": "Runtime",
+        "kernel": "Kernel",
+        "memcpy": "Memcpy",
+        "memset": "Memset",
+        "annotation": "user_annotation",
+        "flow": "async_cpu_to_gpu",
+        "memory": "cpu_instant_event",
+    },
 }
 
 # Every launch API the loader must link (DESIGN.md), and the GPU work each one starts.
-KERNEL_LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-                   "cudaGraphLaunch", "hipLaunchKernel", "hipExtModuleLaunchKernel")
+KERNEL_LAUNCHES = (
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cuLaunchKernel",
+    "cuLaunchKernelEx",
+    "cudaGraphLaunch",
+    "hipLaunchKernel",
+    "hipExtModuleLaunchKernel",
+)
 COPY_LAUNCH = "cudaMemcpyAsync"
 SET_LAUNCH = "cudaMemsetAsync"
 DRIVER_CALLS = ("cuLaunchKernel", "cuLaunchKernelEx")  # category cuda_driver in torch 2.x
@@ -54,14 +77,30 @@ DATALOADER_NEXT = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"
 AUTO: Any = object()  # "make up a fresh id"; distinct from None, which means "leave it out"
 
 
-def device_properties(device: int = 0, name: str = "NVIDIA A100-SXM4-80GB", num_sms: int = 108,
-                      memory_bytes: int = 85_031_714_816, compute: tuple[int, int] = (8, 0)) -> dict:
+def device_properties(
+    device: int = 0,
+    name: str = "NVIDIA A100-SXM4-80GB",
+    num_sms: int = 108,
+    memory_bytes: int = 85_031_714_816,
+    compute: tuple[int, int] = (8, 0),
+) -> dict:
     """One `deviceProperties` entry as Kineto writes it."""
-    return {"id": device, "name": name, "totalGlobalMem": memory_bytes,
-            "computeMajor": compute[0], "computeMinor": compute[1], "maxThreadsPerBlock": 1024,
-            "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536, "warpSize": 32,
-            "sharedMemPerBlock": 49152, "numSms": num_sms, "regsPerMultiprocessor": 65536,
-            "sharedMemPerBlockOptin": 232448, "sharedMemPerMultiprocessor": 233472}
+    return {
+        "id": device,
+        "name": name,
+        "totalGlobalMem": memory_bytes,
+        "computeMajor": compute[0],
+        "computeMinor": compute[1],
+        "maxThreadsPerBlock": 1024,
+        "maxThreadsPerMultiprocessor": 2048,
+        "regsPerBlock": 65536,
+        "warpSize": 32,
+        "sharedMemPerBlock": 49152,
+        "numSms": num_sms,
+        "regsPerMultiprocessor": 65536,
+        "sharedMemPerBlockOptin": 232448,
+        "sharedMemPerMultiprocessor": 233472,
+    }
 
 
 @dataclass
@@ -88,19 +127,38 @@ class TraceBuilder:
         if self.step_as_cpu_op is None:
             self.step_as_cpu_op = self.torch_version == 1
         if self.gpus is None:
-            self.gpus = [device_properties(self.device, name="AMD Instinct MI250X" if self.rocm
-                                           else "NVIDIA A100-SXM4-80GB")]
+            self.gpus = [
+                device_properties(
+                    self.device,
+                    name="AMD Instinct MI250X" if self.rocm else "NVIDIA A100-SXM4-80GB",
+                )
+            ]
         self._external_ids = itertools.count(1)
         self._correlations = itertools.count(1001)
 
     # -- low level -------------------------------------------------------------------------
 
-    def event(self, cat: str, name: str, ts: float, dur: float | None, *, pid: Any = None,
-              tid: Any = None, args: dict | None = None, ph: str = "X") -> dict:
+    def event(
+        self,
+        cat: str,
+        name: str,
+        ts: float,
+        dur: float | None,
+        *,
+        pid: Any = None,
+        tid: Any = None,
+        args: dict | None = None,
+        ph: str = "X",
+    ) -> dict:
         """Append one raw event (times in µs, relative to base_us) and return it for tweaking."""
-        ev: dict[str, Any] = {"ph": ph, "cat": cat, "name": name,
-                              "pid": self.pid if pid is None else pid,
-                              "tid": self.tid if tid is None else tid, "ts": ts}
+        ev: dict[str, Any] = {
+            "ph": ph,
+            "cat": cat,
+            "name": name,
+            "pid": self.pid if pid is None else pid,
+            "tid": self.tid if tid is None else tid,
+            "ts": ts,
+        }
         if dur is not None:
             ev["dur"] = dur
         if args is not None:
@@ -111,8 +169,14 @@ class TraceBuilder:
     def _id(self, value: Any, counter: itertools.count) -> int | None:
         return next(counter) if value is AUTO else value
 
-    def _gpu_args(self, correlation: int | None, external_id: int | None, device: int,
-                  stream: int, extra: dict) -> dict:
+    def _gpu_args(
+        self,
+        correlation: int | None,
+        external_id: int | None,
+        device: int,
+        stream: int,
+        extra: dict,
+    ) -> dict:
         args: dict[str, Any] = {}
         if external_id is not None:
             args["External id"] = external_id
@@ -122,13 +186,29 @@ class TraceBuilder:
         args.update(extra)
         return args
 
-    def _gpu_event(self, role: str, name: str, ts: float, dur: float, correlation: int | None,
-                   external_id: int | None, device: int | None, stream: int | None,
-                   extra: dict) -> dict:
+    def _gpu_event(
+        self,
+        role: str,
+        name: str,
+        ts: float,
+        dur: float,
+        correlation: int | None,
+        external_id: int | None,
+        device: int | None,
+        stream: int | None,
+        extra: dict,
+    ) -> dict:
         device = self.device if device is None else device
         stream = self.stream if stream is None else stream
-        ev = self.event(self.cat[role], name, ts, dur, pid=device, tid=stream,
-                        args=self._gpu_args(correlation, external_id, device, stream, extra))
+        ev = self.event(
+            self.cat[role],
+            name,
+            ts,
+            dur,
+            pid=device,
+            tid=stream,
+            args=self._gpu_args(correlation, external_id, device, stream, extra),
+        )
         if self.flows and correlation is not None:
             self.event(self.cat["flow"], self.cat["flow"], ts, None, pid=device, tid=stream, ph="f")
             self.events[-1].update(id=correlation, bp="e")
@@ -136,8 +216,16 @@ class TraceBuilder:
 
     # -- CPU side ----------------------------------------------------------------------------
 
-    def cpu_op(self, name: str, ts: float, dur: float, *, tid: int | None = None,
-               external_id: Any = AUTO, args: dict | None = None) -> int | None:
+    def cpu_op(
+        self,
+        name: str,
+        ts: float,
+        dur: float,
+        *,
+        tid: int | None = None,
+        external_id: Any = AUTO,
+        args: dict | None = None,
+    ) -> int | None:
         """An operator (`aten::mm`, ...). Returns its External id."""
         external_id = self._id(external_id, self._external_ids)
         a = {} if external_id is None else {"External id": external_id}
@@ -145,8 +233,9 @@ class TraceBuilder:
         self.event(self.cat["cpu_op"], name, ts, dur, tid=tid, args=a)
         return external_id
 
-    def annotation(self, name: str, ts: float, dur: float, *, tid: int | None = None,
-                   as_cpu_op: bool = False) -> int:
+    def annotation(
+        self, name: str, ts: float, dur: float, *, tid: int | None = None, as_cpu_op: bool = False
+    ) -> int:
         """A record_function range (user_annotation, or cpu_op as torch 1.x wrote some)."""
         external_id = next(self._external_ids)
         cat = self.cat["cpu_op"] if as_cpu_op else self.cat["annotation"]
@@ -161,9 +250,17 @@ class TraceBuilder:
         """A DataLoader `__next__` span (fetching one batch)."""
         return self.annotation(DATALOADER_NEXT, ts, dur)
 
-    def runtime(self, name: str, ts: float, dur: float = 4.0, *, tid: int | None = None,
-                external_id: int | None = None, correlation: Any = AUTO,
-                args: dict | None = None) -> int | None:
+    def runtime(
+        self,
+        name: str,
+        ts: float,
+        dur: float = 4.0,
+        *,
+        tid: int | None = None,
+        external_id: int | None = None,
+        correlation: Any = AUTO,
+        args: dict | None = None,
+    ) -> int | None:
         """A CUDA/HIP runtime or driver call (a launch, a sync, ...). Returns its correlation."""
         correlation = self._id(correlation, self._correlations)
         role = "driver" if name in DRIVER_CALLS else "runtime"
@@ -182,48 +279,135 @@ class TraceBuilder:
             self.events[-1]["id"] = correlation
         return correlation
 
-    def memory(self, ts: float, nbytes: int, *, total_allocated: int, total_reserved: int,
-               addr: int = 0x7F0000000000, device: int | None = None, device_type: int = 1) -> None:
+    def memory(
+        self,
+        ts: float,
+        nbytes: int,
+        *,
+        total_allocated: int,
+        total_reserved: int,
+        addr: int = 0x7F0000000000,
+        device: int | None = None,
+        device_type: int = 1,
+    ) -> None:
         """A `[memory]` instant event (profile_memory=True): an allocation (+) or free (-)."""
-        self.event(self.cat["memory"], "[memory]", ts, None, ph="i", args={
-            "Total Reserved": total_reserved, "Total Allocated": total_allocated, "Bytes": nbytes,
-            "Addr": addr, "Device Id": self.device if device is None else device,
-            "Device Type": device_type})
+        self.event(
+            self.cat["memory"],
+            "[memory]",
+            ts,
+            None,
+            ph="i",
+            args={
+                "Total Reserved": total_reserved,
+                "Total Allocated": total_allocated,
+                "Bytes": nbytes,
+                "Addr": addr,
+                "Device Id": self.device if device is None else device,
+                "Device Type": device_type,
+            },
+        )
         self.events[-1]["s"] = "t"
 
     # -- GPU side ----------------------------------------------------------------------------
 
-    def kernel(self, name: str, ts: float, dur: float, *, correlation: int | None,
-               external_id: int | None = None, device: int | None = None,
-               stream: int | None = None, grid: tuple = (1, 1, 1), block: tuple = (128, 1, 1),
-               args: dict | None = None) -> dict:
+    def kernel(
+        self,
+        name: str,
+        ts: float,
+        dur: float,
+        *,
+        correlation: int | None,
+        external_id: int | None = None,
+        device: int | None = None,
+        stream: int | None = None,
+        grid: tuple = (1, 1, 1),
+        block: tuple = (128, 1, 1),
+        args: dict | None = None,
+    ) -> dict:
         """A GPU kernel run by the launch with this correlation."""
-        extra: dict[str, Any] = {"kind": "Dispatch Kernel"} if self.rocm else {
-            "registers per thread": 32, "shared memory": 0, "grid": list(grid),
-            "block": list(block), "est. achieved occupancy %": 50}
+        extra: dict[str, Any] = (
+            {"kind": "Dispatch Kernel"}
+            if self.rocm
+            else {
+                "registers per thread": 32,
+                "shared memory": 0,
+                "grid": list(grid),
+                "block": list(block),
+                "est. achieved occupancy %": 50,
+            }
+        )
         extra.update(args or {})
-        return self._gpu_event("kernel", name, ts, dur, correlation, external_id, device, stream, extra)
+        return self._gpu_event(
+            "kernel", name, ts, dur, correlation, external_id, device, stream, extra
+        )
 
-    def memcpy(self, ts: float, dur: float, *, correlation: int | None, nbytes: int = 4096,
-               direction: str = "HtoD", src: str = "Pageable", dst: str = "Device",
-               external_id: int | None = None, device: int | None = None,
-               stream: int | None = None) -> dict:
+    def memcpy(
+        self,
+        ts: float,
+        dur: float,
+        *,
+        correlation: int | None,
+        nbytes: int = 4096,
+        direction: str = "HtoD",
+        src: str = "Pageable",
+        dst: str = "Device",
+        external_id: int | None = None,
+        device: int | None = None,
+        stream: int | None = None,
+    ) -> dict:
         """A copy, named as CUPTI names it: `Memcpy HtoD (Pageable -> Device)`."""
-        return self._gpu_event("memcpy", f"Memcpy {direction} ({src} -> {dst})", ts, dur,
-                               correlation, external_id, device, stream, {"bytes": nbytes})
+        return self._gpu_event(
+            "memcpy",
+            f"Memcpy {direction} ({src} -> {dst})",
+            ts,
+            dur,
+            correlation,
+            external_id,
+            device,
+            stream,
+            {"bytes": nbytes},
+        )
 
-    def memset(self, ts: float, dur: float, *, correlation: int | None, nbytes: int = 4096,
-               external_id: int | None = None, device: int | None = None,
-               stream: int | None = None) -> dict:
+    def memset(
+        self,
+        ts: float,
+        dur: float,
+        *,
+        correlation: int | None,
+        nbytes: int = 4096,
+        external_id: int | None = None,
+        device: int | None = None,
+        stream: int | None = None,
+    ) -> dict:
         """A memset on the device (`Memset (Device)`)."""
-        return self._gpu_event("memset", "Memset (Device)", ts, dur, correlation, external_id,
-                               device, stream, {"bytes": nbytes})
+        return self._gpu_event(
+            "memset",
+            "Memset (Device)",
+            ts,
+            dur,
+            correlation,
+            external_id,
+            device,
+            stream,
+            {"bytes": nbytes},
+        )
 
     # -- common shapes -----------------------------------------------------------------------
 
-    def op_with_kernel(self, name: str, ts: float, dur: float, *, kernel: str, kernel_ts: float,
-                       kernel_dur: float, api: str | None = None, tid: int | None = None,
-                       op_args: dict | None = None, **kernel_kw: Any) -> int | None:
+    def op_with_kernel(
+        self,
+        name: str,
+        ts: float,
+        dur: float,
+        *,
+        kernel: str,
+        kernel_ts: float,
+        kernel_dur: float,
+        api: str | None = None,
+        tid: int | None = None,
+        op_args: dict | None = None,
+        **kernel_kw: Any,
+    ) -> int | None:
         """An op whose middle half launches one kernel; returns the launch's correlation.
         `op_args` go to the op (`{"Input Dims": ..., "Input type": ...}`), kernel_kw to the kernel."""
         ext = self.cpu_op(name, ts, dur, tid=tid, args=op_args)
@@ -241,11 +425,27 @@ class TraceBuilder:
         return int(round(value)) if self.int_us else value
 
     def _metadata(self) -> list[dict]:
-        meta = [{"name": "process_name", "ph": "M", "ts": self._time(0), "pid": self.pid, "tid": 0,
-                 "args": {"name": "python3"}}]
+        meta = [
+            {
+                "name": "process_name",
+                "ph": "M",
+                "ts": self._time(0),
+                "pid": self.pid,
+                "tid": 0,
+                "args": {"name": "python3"},
+            }
+        ]
         for gpu in self.gpus or []:
-            meta.append({"name": "process_name", "ph": "M", "ts": self._time(0), "pid": gpu["id"],
-                         "tid": 0, "args": {"name": "python3"}})
+            meta.append(
+                {
+                    "name": "process_name",
+                    "ph": "M",
+                    "ts": self._time(0),
+                    "pid": gpu["id"],
+                    "tid": 0,
+                    "args": {"name": "python3"},
+                }
+            )
         return meta
 
     def to_dict(self) -> dict:
@@ -259,12 +459,20 @@ class TraceBuilder:
         if self.gpus:
             trace["deviceProperties"] = self.gpus
         if self.rank is not None:
-            trace["distributedInfo"] = {"backend": "nccl", "rank": self.rank,
-                                        "world_size": self.world_size}
+            trace["distributedInfo"] = {
+                "backend": "nccl",
+                "rank": self.rank,
+                "world_size": self.world_size,
+            }
         trace["record_shapes"] = 1
         trace["traceEvents"] = self._metadata() + events
-        trace.update({"traceName": "tracegen.json", "displayTimeUnit": "ms",
-                      "baseTimeNanoseconds": 1_700_000_000_000_000_000})
+        trace.update(
+            {
+                "traceName": "tracegen.json",
+                "displayTimeUnit": "ms",
+                "baseTimeNanoseconds": 1_700_000_000_000_000_000,
+            }
+        )
         return trace
 
     def dumps(self, compact: bool = False) -> str:
@@ -288,11 +496,16 @@ def write_text(path: str | Path, text: str | bytes) -> Path:
 
 def mm_shapes(m: int, k: int, n: int, dtype: str = "float") -> dict:
     """cpu_op args of `aten::mm` on (m, k) @ (k, n), as record_shapes=True writes them."""
-    return {"Input Dims": [[m, k], [k, n]], "Input type": [dtype, dtype], "Concrete Inputs": ["", ""]}
+    return {
+        "Input Dims": [[m, k], [k, n]],
+        "Input type": [dtype, dtype],
+        "Concrete Inputs": ["", ""],
+    }
 
 
-def training_trace(steps: int = 3, *, kernels_per_step: int = 4, slot_us: float = 100.0,
-                   **builder_kw: Any) -> TraceBuilder:
+def training_trace(
+    steps: int = 3, *, kernels_per_step: int = 4, slot_us: float = 100.0, **builder_kw: Any
+) -> TraceBuilder:
     """A small but complete training loop (builder_kw go to TraceBuilder).
 
     Each step is `kernels_per_step + 3` slots of `slot_us` long: slot 0 a DataLoader fetch,
@@ -313,9 +526,15 @@ def training_trace(steps: int = 3, *, kernels_per_step: int = 4, slot_us: float 
         b.memory(t0 + slot_us, 1 << 20, total_allocated=(i + 1) << 20, total_reserved=8 << 20)
         for k in range(kernels_per_step):
             ts = t0 + (k + 2) * slot_us
-            b.op_with_kernel("aten::mm", ts, slot_us / 2, kernel=f"gemm_{k}",
-                             kernel_ts=ts + slot_us / 2, kernel_dur=slot_us * 0.8,
-                             op_args=mm_shapes(256, 512, 1024))
+            b.op_with_kernel(
+                "aten::mm",
+                ts,
+                slot_us / 2,
+                kernel=f"gemm_{k}",
+                kernel_ts=ts + slot_us / 2,
+                kernel_dur=slot_us * 0.8,
+                op_args=mm_shapes(256, 512, 1024),
+            )
     return b
 
 

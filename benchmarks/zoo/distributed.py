@@ -36,15 +36,24 @@ def ddp_slow_rank(variant: str, rank: int):
 
     def step():
         if slow:
-            time.sleep(0.030)  # this rank's host is slow (a busy data pipeline, logging, a noisy node)
+            time.sleep(
+                0.030
+            )  # this rank's host is slow (a busy data pipeline, logging, a noisy node)
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = torch.nn.functional.cross_entropy(model(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
-    return step, 64, {"model": "resnet50 DDP", "slow_rank": 1 if variant == "bad" else None,
-                      "sleep_ms": 30 if slow else 0}
+    return (
+        step,
+        64,
+        {
+            "model": "resnet50 DDP",
+            "slow_rank": 1 if variant == "bad" else None,
+            "sleep_ms": 30 if slow else 0,
+        },
+    )
 
 
 def fsdp2_gpt2(variant: str, rank: int):
@@ -83,10 +92,17 @@ def main() -> int:
     dist.init_process_group("nccl")
     torch.manual_seed(rank)
     step, batch, config = SCENARIOS[args.scenario](args.variant, rank)
-    capture(step, demo=args.scenario, variant=f"rank{rank}", device=f"cuda:{rank}",
-            out_dir=args.out / args.scenario / args.variant, batch_size=batch, timed_steps=5,
-            config=config | {"world_size": dist.get_world_size()},
-            timing=TimingSettings(min_blocks=3, max_blocks=3, min_seconds=0.0))
+    capture(
+        step,
+        demo=args.scenario,
+        variant=f"rank{rank}",
+        device=f"cuda:{rank}",
+        out_dir=args.out / args.scenario / args.variant,
+        batch_size=batch,
+        timed_steps=5,
+        config=config | {"world_size": dist.get_world_size()},
+        timing=TimingSettings(min_blocks=3, max_blocks=3, min_seconds=0.0),
+    )
     dist.barrier()
     dist.destroy_process_group()
     return 0

@@ -19,7 +19,7 @@ Imports no torch: the scorer and the tests read it on machines without a GPU.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 MEMORY_KINDS = frozenset({"activation_memory", "memory_capacity", "recompute"})
 
@@ -61,103 +61,176 @@ HEALTHY = Run(None)
 # severity they are fine, so a healthy label allows nothing at >= medium.
 
 ZOO: tuple[Scenario, ...] = (
-    Scenario("resnet50_precision",
-             "torchvision ResNet-50 training, batch 64: default flags (FP32, cuDNN TF32, NCHW) vs "
-             "BF16 autocast + channels_last",
-             {"bad": Run(_k("precision")), "fixed": HEALTHY}),
-    Scenario("gpt2_adamw_foreach",
-             "HF GPT-2 (124M, config) training, BF16 autocast, batch 8x512: AdamW(foreach=False) vs "
-             "AdamW(fused=True)",
-             # HF GPT-2's gelu_new is unfused tensor arithmetic: fusion is real in both
-             # (gpt2_gelu_fusion measures fusing it: 10.8%, against 12.6% for this pair's fix),
-             # so either may come first
-             {"bad": Run(_k("launch_overhead", "fusion")), "fixed": Run(None, _k("fusion"))},
-             fix_kind="launch_overhead"),
-    Scenario("gpt2_gelu_fusion",
-             "HF GPT-2 (124M) training, BF16, fused AdamW: default gelu_new (tanh-GELU as tensor "
-             "arithmetic) vs gelu_pytorch_tanh (one fused kernel)",
-             # This pair's host was slower than gpt2_adamw_foreach's (same model: 34.7 vs 29.0 ms):
-             # GPU busy time is ~17-27 ms of a 31-35 ms synchronised step, so host idle is real.
-             {"bad": Run(_k("fusion"), _k("host_bound", "launch_overhead")),
-              "fixed": Run(None, _k("host_bound", "launch_overhead"))}),
-    Scenario("resnet18_small_batch",
-             "torchvision ResNet-18 training, BF16 + channels_last: batch 8 vs batch 256",
-             {"bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")), "fixed": HEALTHY}),
-    Scenario("small_h2d_copies",
-             "128 feature tensors copied to the GPU one by one from pageable memory vs one pinned, "
-             "collated non_blocking copy (MLP on top)",
-             # 256-row products into 4096 features: 64 output tiles for 132 SMs, a small batch too
-             {"bad": Run(_k("memcpy"), _k("sync_stall", "launch_overhead", "host_bound", "small_batch")),
-              # collating 128 tensors into pinned memory is real host work in the step
-              "fixed": Run(None, _k("host_bound", "launch_overhead", "small_batch"))}),
-    Scenario("gpt2_generate_b1",
-             "HF GPT-2 generate() with KV cache, 16 new tokens: batch 1 vs batch 32",
-             {"bad": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall")),
-              "fixed": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall"))}),
-    Scenario("jpeg_loader",
-             "ResNet-50 BF16 training on JPEG files decoded with PIL + torchvision transforms: "
-             "num_workers=0 vs 12 workers with pinned memory",
-             {"bad": Run(_k("data_loading")), "fixed": HEALTHY}),
-    Scenario("fusion_mlp",
-             "8 pre-norm MLP blocks with hand-written RMSNorm and tanh-GELU (BF16, 16k tokens): eager "
-             "vs torch.compile",
-             {"bad": Run(_k("fusion")), "fixed": HEALTHY}),
-    Scenario("compile_dynamic_shapes",
-             "torch.compile(dynamic=False) on a 2-layer GPT-2 whose sequence length changes every "
-             "step vs padded to one length",
-             {"bad": Run(_k("host_bound")), "fixed": HEALTHY}),
-    Scenario("near_capacity_memory",
-             "HF GPT-2 medium training at a batch sized to ~90% of GPU memory vs gradient "
-             "checkpointing at the same batch",
-             {"bad": Run(_k("memory_capacity", "activation_memory"), _k("fusion")),
-              "fixed": Run(None, _k("recompute", "fusion"))},
-             memory=True),
-    Scenario("vit_b16_healthy",
-             "torchvision ViT-B/16 training, BF16 autocast, batch 64, fused AdamW, loss.item() logged "
-             "every step",
-             {"healthy": HEALTHY}),
-    Scenario("bert_inference_healthy",
-             "HF BERT-base inference, BF16, batch 64 x 256 tokens, torch.inference_mode",
-             {"healthy": HEALTHY}),
-    Scenario("ddp_slow_rank",
-             "DDP on 2 GPUs, ResNet-50 BF16: rank 1 sleeps 30 ms per step (a slow host) vs no sleep",
-             {"bad": Run(_k("communication", "host_bound")),
-              # ResNet-50 at 64 per GPU on an H200 is host-bound even unperturbed: the GPU is ~60%
-              # busy at the synchronised step time (sidecars), so host-side findings are real.
-              "fixed": Run(None, _k("host_bound", "launch_overhead"))},
-             gpus=2),
-    Scenario("fsdp2_gpt2",
-             "FSDP2 (fully_shard) GPT-2 medium on 2 GPUs, BF16 mixed precision, batch 8x1024",
-             # Not idle-free: GPU busy time is ~64% of the synchronised step (FSDP2's per-block
-             # hooks and all-gathers), so host and communication findings are real.
-             {"healthy": Run(None, _k("communication", "host_bound", "launch_overhead", "fusion"))},
-             gpus=2),
+    Scenario(
+        "resnet50_precision",
+        "torchvision ResNet-50 training, batch 64: default flags (FP32, cuDNN TF32, NCHW) vs "
+        "BF16 autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_adamw_foreach",
+        "HF GPT-2 (124M, config) training, BF16 autocast, batch 8x512: AdamW(foreach=False) vs "
+        "AdamW(fused=True)",
+        # HF GPT-2's gelu_new is unfused tensor arithmetic: fusion is real in both
+        # (gpt2_gelu_fusion measures fusing it: 10.8%, against 12.6% for this pair's fix),
+        # so either may come first
+        {"bad": Run(_k("launch_overhead", "fusion")), "fixed": Run(None, _k("fusion"))},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "gpt2_gelu_fusion",
+        "HF GPT-2 (124M) training, BF16, fused AdamW: default gelu_new (tanh-GELU as tensor "
+        "arithmetic) vs gelu_pytorch_tanh (one fused kernel)",
+        # This pair's host was slower than gpt2_adamw_foreach's (same model: 34.7 vs 29.0 ms):
+        # GPU busy time is ~17-27 ms of a 31-35 ms synchronised step, so host idle is real.
+        {
+            "bad": Run(_k("fusion"), _k("host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
+    ),
+    Scenario(
+        "resnet18_small_batch",
+        "torchvision ResNet-18 training, BF16 + channels_last: batch 8 vs batch 256",
+        {"bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "small_h2d_copies",
+        "128 feature tensors copied to the GPU one by one from pageable memory vs one pinned, "
+        "collated non_blocking copy (MLP on top)",
+        # 256-row products into 4096 features: 64 output tiles for 132 SMs, a small batch too
+        {
+            "bad": Run(
+                _k("memcpy"), _k("sync_stall", "launch_overhead", "host_bound", "small_batch")
+            ),
+            # collating 128 tensors into pinned memory is real host work in the step
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "small_batch")),
+        },
+    ),
+    Scenario(
+        "gpt2_generate_b1",
+        "HF GPT-2 generate() with KV cache, 16 new tokens: batch 1 vs batch 32",
+        {
+            "bad": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall")),
+            "fixed": Run(_k("launch_overhead", "small_batch", "host_bound"), _k("sync_stall")),
+        },
+    ),
+    Scenario(
+        "jpeg_loader",
+        "ResNet-50 BF16 training on JPEG files decoded with PIL + torchvision transforms: "
+        "num_workers=0 vs 12 workers with pinned memory",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "fusion_mlp",
+        "8 pre-norm MLP blocks with hand-written RMSNorm and tanh-GELU (BF16, 16k tokens): eager "
+        "vs torch.compile",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "compile_dynamic_shapes",
+        "torch.compile(dynamic=False) on a 2-layer GPT-2 whose sequence length changes every "
+        "step vs padded to one length",
+        {"bad": Run(_k("host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "near_capacity_memory",
+        "HF GPT-2 medium training at a batch sized to ~90% of GPU memory vs gradient "
+        "checkpointing at the same batch",
+        {
+            "bad": Run(_k("memory_capacity", "activation_memory"), _k("fusion")),
+            "fixed": Run(None, _k("recompute", "fusion")),
+        },
+        memory=True,
+    ),
+    Scenario(
+        "vit_b16_healthy",
+        "torchvision ViT-B/16 training, BF16 autocast, batch 64, fused AdamW, loss.item() logged "
+        "every step",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bert_inference_healthy",
+        "HF BERT-base inference, BF16, batch 64 x 256 tokens, torch.inference_mode",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "ddp_slow_rank",
+        "DDP on 2 GPUs, ResNet-50 BF16: rank 1 sleeps 30 ms per step (a slow host) vs no sleep",
+        {
+            "bad": Run(_k("communication", "host_bound")),
+            # ResNet-50 at 64 per GPU on an H200 is host-bound even unperturbed: the GPU is ~60%
+            # busy at the synchronised step time (sidecars), so host-side findings are real.
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
+        gpus=2,
+    ),
+    Scenario(
+        "fsdp2_gpt2",
+        "FSDP2 (fully_shard) GPT-2 medium on 2 GPUs, BF16 mixed precision, batch 8x1024",
+        # Not idle-free: GPU busy time is ~64% of the synchronised step (FSDP2's per-block
+        # hooks and all-gathers), so host and communication findings are real.
+        {"healthy": Run(None, _k("communication", "host_bound", "launch_overhead", "fusion"))},
+        gpus=2,
+    ),
 )
 
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
     # variants: a precision finding is true of them.
-    Scenario("dataloader", "demo", {"bad": Run(_k("data_loading"), _k("precision")),
-                                     "fixed": Run(None, _k("precision"))}, source="demo"),
+    Scenario(
+        "dataloader",
+        "demo",
+        {"bad": Run(_k("data_loading"), _k("precision")), "fixed": Run(None, _k("precision"))},
+        source="demo",
+    ),
     # batch 16: launch-bound as much as under-filled; launch-overhead's fix names the bigger batch
-    Scenario("batch_size", "demo", {"bad": Run(_k("small_batch", "launch_overhead"), _k("precision")),
-                                     "fixed": Run(None, _k("precision"))}, source="demo"),
+    Scenario(
+        "batch_size",
+        "demo",
+        {
+            "bad": Run(_k("small_batch", "launch_overhead"), _k("precision")),
+            "fixed": Run(None, _k("precision")),
+        },
+        source="demo",
+    ),
     Scenario("precision", "demo", {"bad": Run(_k("precision")), "fixed": HEALTHY}, source="demo"),
     # 10.5 GiB peak on an 80 GB GPU: keeping activations is the right choice (traces/README.md),
     # so nothing of severity >= medium is right; the memory findings are information.
-    Scenario("checkpointing", "demo", {"bad": Run(None, _k("activation_memory", "memory_capacity")),
-                                        "fixed": Run(None, _k("recompute"))},
-             memory=True, source="demo"),
+    Scenario(
+        "checkpointing",
+        "demo",
+        {
+            "bad": Run(None, _k("activation_memory", "memory_capacity")),
+            "fixed": Run(None, _k("recompute")),
+        },
+        memory=True,
+        source="demo",
+    ),
     # Measured (demos/sync.py --bf16, H100): BF16 autocast saves 15.3% on the bad run and makes
     # the host-bound fixed run 12.5% slower, so precision is real only on the bad one.
-    Scenario("sync", "demo", {"bad": Run(_k("sync_stall"), _k("precision")),
-                               "fixed": Run(None, _k("host_bound"))}, source="demo"),
+    Scenario(
+        "sync",
+        "demo",
+        {"bad": Run(_k("sync_stall"), _k("precision")), "fixed": Run(None, _k("host_bound"))},
+        source="demo",
+    ),
     # 1024-row products of width 256: 16 output tiles for 132 SMs, so the batch is small too
-    Scenario("launch_overhead", "demo", {"bad": Run(_k("launch_overhead"), _k("small_batch", "host_bound")),
-                                          "fixed": HEALTHY}, source="demo"),
-    Scenario("pageable_memcpy", "demo", {"bad": Run(_k("memcpy"), _k("sync_stall", "precision")),
-                                          "fixed": Run(None, _k("precision"))}, source="demo"),
+    Scenario(
+        "launch_overhead",
+        "demo",
+        {"bad": Run(_k("launch_overhead"), _k("small_batch", "host_bound")), "fixed": HEALTHY},
+        source="demo",
+    ),
+    Scenario(
+        "pageable_memcpy",
+        "demo",
+        {
+            "bad": Run(_k("memcpy"), _k("sync_stall", "precision")),
+            "fixed": Run(None, _k("precision")),
+        },
+        source="demo",
+    ),
 )
 
 ALL: tuple[Scenario, ...] = ZOO + DEMOS

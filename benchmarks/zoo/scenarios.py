@@ -19,9 +19,10 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
@@ -70,24 +71,36 @@ def resnet50_precision(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, 64, {"model": "resnet50", "autocast": "bf16" if fixed else None,
-                            "channels_last": fixed, "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
-                            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32})
+    return Built(
+        step,
+        64,
+        {
+            "model": "resnet50",
+            "autocast": "bf16" if fixed else None,
+            "channels_last": fixed,
+            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        },
+    )
 
 
 def _gpt2(n_layer: int = 12, n_embd: int = 768, n_head: int = 12, n_positions: int = 1024):
     torch = _torch()
     from transformers import GPT2Config, GPT2LMHeadModel
 
-    cfg = GPT2Config(n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions,
-                     vocab_size=50304)
+    cfg = GPT2Config(
+        n_layer=n_layer, n_embd=n_embd, n_head=n_head, n_positions=n_positions, vocab_size=50304
+    )
     return GPT2LMHeadModel(cfg).cuda(), cfg, torch
 
 
 def gpt2_adamw_foreach(variant: str) -> Built:
     model, cfg, torch = _gpt2()
-    opt = (torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True) if variant == "fixed"
-           else torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False))
+    opt = (
+        torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        if variant == "fixed"
+        else torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
+    )
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
 
     def step():
@@ -97,8 +110,16 @@ def gpt2_adamw_foreach(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, 8, {"model": "gpt2-124M", "optimizer": "AdamW(fused=True)" if variant == "fixed"
-                           else "AdamW(foreach=False)", "tokens": 8 * 512, "autocast": "bf16"})
+    return Built(
+        step,
+        8,
+        {
+            "model": "gpt2-124M",
+            "optimizer": "AdamW(fused=True)" if variant == "fixed" else "AdamW(foreach=False)",
+            "tokens": 8 * 512,
+            "autocast": "bf16",
+        },
+    )
 
 
 def gpt2_gelu_fusion(variant: str) -> Built:
@@ -120,8 +141,17 @@ def gpt2_gelu_fusion(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, 8, {"model": "gpt2-124M", "activation_function": act, "tokens": 8 * 512,
-                           "autocast": "bf16", "optimizer": "AdamW(fused=True)"})
+    return Built(
+        step,
+        8,
+        {
+            "model": "gpt2-124M",
+            "activation_function": act,
+            "tokens": 8 * 512,
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused=True)",
+        },
+    )
 
 
 def resnet18_small_batch(variant: str) -> Built:
@@ -141,8 +171,12 @@ def resnet18_small_batch(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, batch, {"model": "resnet18", "autocast": "bf16", "channels_last": True},
-                 timed_steps=20)
+    return Built(
+        step,
+        batch,
+        {"model": "resnet18", "autocast": "bf16", "channels_last": True},
+        timed_steps=20,
+    )
 
 
 def small_h2d_copies(variant: str) -> Built:
@@ -150,9 +184,13 @@ def small_h2d_copies(variant: str) -> Built:
     n_feat, rows, width = 128, 256, 64
     feats = [torch.randn(rows, width) for _ in range(n_feat)]  # pageable, as a collate leaves them
     pinned = torch.empty(rows, n_feat * width).pin_memory()
-    model = torch.nn.Sequential(torch.nn.Linear(n_feat * width, 4096), torch.nn.GELU(),
-                                torch.nn.Linear(4096, 4096), torch.nn.GELU(),
-                                torch.nn.Linear(4096, 1)).cuda()
+    model = torch.nn.Sequential(
+        torch.nn.Linear(n_feat * width, 4096),
+        torch.nn.GELU(),
+        torch.nn.Linear(4096, 4096),
+        torch.nn.GELU(),
+        torch.nn.Linear(4096, 1),
+    ).cuda()
     opt = torch.optim.AdamW(model.parameters(), fused=True)
 
     def step():
@@ -167,9 +205,18 @@ def small_h2d_copies(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, rows, {"features": n_feat, "feature_shape": [rows, width],
-                              "copy": "pinned collated non_blocking" if variant == "fixed"
-                              else "pageable, one .to() per feature"}, timed_steps=20)
+    return Built(
+        step,
+        rows,
+        {
+            "features": n_feat,
+            "feature_shape": [rows, width],
+            "copy": "pinned collated non_blocking"
+            if variant == "fixed"
+            else "pageable, one .to() per feature",
+        },
+        timed_steps=20,
+    )
 
 
 def gpt2_generate_b1(variant: str) -> Built:
@@ -181,11 +228,27 @@ def gpt2_generate_b1(variant: str) -> Built:
 
     def step():
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            model.generate(input_ids=prompt, attention_mask=mask, max_new_tokens=16, min_new_tokens=16,
-                           do_sample=False, pad_token_id=0)
+            model.generate(
+                input_ids=prompt,
+                attention_mask=mask,
+                max_new_tokens=16,
+                min_new_tokens=16,
+                do_sample=False,
+                pad_token_id=0,
+            )
 
-    return Built(step, batch, {"model": "gpt2-124M", "prompt": 64, "new_tokens": 16,
-                               "autocast": "bf16", "kv_cache": True}, timed_steps=3)
+    return Built(
+        step,
+        batch,
+        {
+            "model": "gpt2-124M",
+            "prompt": 64,
+            "new_tokens": 16,
+            "autocast": "bf16",
+            "kv_cache": True,
+        },
+        timed_steps=3,
+    )
 
 
 _JPEG_DIR = Path("/tmp/zoo_jpegs")
@@ -215,8 +278,13 @@ class _JpegDataset:
         from torchvision import transforms
 
         self.paths = paths
-        self.tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.RandomHorizontalFlip(),
-                                      transforms.PILToTensor()])
+        self.tf = transforms.Compose(
+            [
+                transforms.RandomResizedCrop(224),
+                transforms.RandomHorizontalFlip(),
+                transforms.PILToTensor(),
+            ]
+        )
 
     def __len__(self):  # an epoch of 100 batches: prefetching never stalls at an epoch's end
         return 100 * 128
@@ -235,9 +303,15 @@ def jpeg_loader(variant: str) -> Built:
     fixed = variant == "fixed"
     ds = _JpegDataset(_make_jpegs())
     loader = torch.utils.data.DataLoader(
-        ds, batch_size=128, shuffle=True, drop_last=True,
-        num_workers=12 if fixed else 0, pin_memory=fixed, persistent_workers=fixed,
-        prefetch_factor=4 if fixed else None)
+        ds,
+        batch_size=128,
+        shuffle=True,
+        drop_last=True,
+        num_workers=12 if fixed else 0,
+        pin_memory=fixed,
+        persistent_workers=fixed,
+        prefetch_factor=4 if fixed else None,
+    )
     model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
     mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
@@ -263,10 +337,19 @@ def jpeg_loader(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, 128, {"model": "resnet50", "num_workers": 12 if fixed else 0,
-                             "pin_memory": fixed, "files": len(ds.paths), "epoch": len(ds),
-                             "decode": "PIL JPEG, crop, flip on the CPU (uint8); normalise on the GPU"},
-                 timed_steps=4)
+    return Built(
+        step,
+        128,
+        {
+            "model": "resnet50",
+            "num_workers": 12 if fixed else 0,
+            "pin_memory": fixed,
+            "files": len(ds.paths),
+            "epoch": len(ds),
+            "decode": "PIL JPEG, crop, flip on the CPU (uint8); normalise on the GPU",
+        },
+        timed_steps=4,
+    )
 
 
 def _rms_norm(x, w, eps=1e-6):  # by hand, as many codebases write it
@@ -312,16 +395,27 @@ def fusion_mlp(variant: str) -> Built:
         loss.backward()
         model.zero_grad(set_to_none=True)
 
-    return Built(step, tokens, {"dim": dim, "layers": layers, "tokens": tokens, "dtype": "bf16",
-                                "compiled": variant == "fixed"}, timed_steps=10,
-                 flop_step=eager_step if variant == "fixed" else None,
-                 flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides "
-                            "its ops)" if variant == "fixed" else None)
+    return Built(
+        step,
+        tokens,
+        {
+            "dim": dim,
+            "layers": layers,
+            "tokens": tokens,
+            "dtype": "bf16",
+            "compiled": variant == "fixed",
+        },
+        timed_steps=10,
+        flop_step=eager_step if variant == "fixed" else None,
+        flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides its ops)"
+        if variant == "fixed"
+        else None,
+    )
 
 
 def compile_dynamic_shapes(variant: str) -> Built:
     model, cfg, torch = _gpt2(n_layer=2, n_embd=512, n_head=8)
-    import torch._dynamo
+    import torch._dynamo  # noqa: F811  (the same torch, with its _dynamo submodule loaded)
 
     for knob in ("cache_size_limit", "recompile_limit"):
         if hasattr(torch._dynamo.config, knob):
@@ -349,17 +443,29 @@ def compile_dynamic_shapes(variant: str) -> Built:
         opt.step()
 
     def eager_step():
-        ids = torch.randint(0, cfg.vocab_size, (batch, 320 if variant == "bad" else max_len), device="cuda")
+        ids = torch.randint(
+            0, cfg.vocab_size, (batch, 320 if variant == "bad" else max_len), device="cuda"
+        )
         with torch.autocast("cuda", dtype=torch.bfloat16):
             model(input_ids=ids, labels=ids).loss.backward()
         model.zero_grad(set_to_none=True)
 
-    return Built(step, batch, {"model": "gpt2 2x512", "dynamic": False,
-                               "seq_len": "128..504 changing every step" if variant == "bad"
-                               else f"padded to {max_len}"},
-                 timed_steps=1 if variant == "bad" else 10, flop_step=eager_step, quick=variant == "bad",
-                 flops_note="FlopCounterMode over one eager step at the mean length (bad: lengths "
-                            "change every step, so trace FLOPs differ per step)")
+    return Built(
+        step,
+        batch,
+        {
+            "model": "gpt2 2x512",
+            "dynamic": False,
+            "seq_len": "128..504 changing every step"
+            if variant == "bad"
+            else f"padded to {max_len}",
+        },
+        timed_steps=1 if variant == "bad" else 10,
+        flop_step=eager_step,
+        quick=variant == "bad",
+        flops_note="FlopCounterMode over one eager step at the mean length (bad: lengths "
+        "change every step, so trace FLOPs differ per step)",
+    )
 
 
 def near_capacity_memory(variant: str) -> Built:
@@ -400,9 +506,18 @@ def near_capacity_memory(variant: str) -> Built:
         loss.backward()
         opt.step()
 
-    return Built(step, batch, {"model": "gpt2-medium (config)", "seq": seq, "batch": batch,
-                               "checkpointing": variant == "fixed", "sized_for_pct_of_memory": 90},
-                 timed_steps=2)
+    return Built(
+        step,
+        batch,
+        {
+            "model": "gpt2-medium (config)",
+            "seq": seq,
+            "batch": batch,
+            "checkpointing": variant == "fixed",
+            "sized_for_pct_of_memory": 90,
+        },
+        timed_steps=2,
+    )
 
 
 def vit_b16_healthy(variant: str) -> Built:
@@ -423,8 +538,16 @@ def vit_b16_healthy(variant: str) -> Built:
         opt.step()
         log.append(loss.item())  # what nearly every training loop does
 
-    return Built(step, 64, {"model": "vit_b_16", "autocast": "bf16", "optimizer": "AdamW(fused)",
-                            "loss_item_every_step": True})
+    return Built(
+        step,
+        64,
+        {
+            "model": "vit_b_16",
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused)",
+            "loss_item_every_step": True,
+        },
+    )
 
 
 def bert_inference_healthy(variant: str) -> Built:
@@ -439,15 +562,36 @@ def bert_inference_healthy(variant: str) -> Built:
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
             model(input_ids=ids, attention_mask=mask)
 
-    return Built(step, 64, {"model": "bert-base (config)", "tokens": 64 * 256, "autocast": "bf16",
-                            "mode": "inference"}, timed_steps=10)
+    return Built(
+        step,
+        64,
+        {
+            "model": "bert-base (config)",
+            "tokens": 64 * 256,
+            "autocast": "bf16",
+            "mode": "inference",
+        },
+        timed_steps=10,
+    )
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
-    f.__name__: f for f in (resnet50_precision, gpt2_adamw_foreach, gpt2_gelu_fusion, resnet18_small_batch,
-                            small_h2d_copies, gpt2_generate_b1, jpeg_loader, fusion_mlp,
-                            compile_dynamic_shapes, near_capacity_memory, vit_b16_healthy,
-                            bert_inference_healthy)}
+    f.__name__: f
+    for f in (
+        resnet50_precision,
+        gpt2_adamw_foreach,
+        gpt2_gelu_fusion,
+        resnet18_small_batch,
+        small_h2d_copies,
+        gpt2_generate_b1,
+        jpeg_loader,
+        fusion_mlp,
+        compile_dynamic_shapes,
+        near_capacity_memory,
+        vit_b16_healthy,
+        bert_inference_healthy,
+    )
+}
 
 
 # ---- running ------------------------------------------------------------------------------------
@@ -458,11 +602,25 @@ def run_one(name: str, variant: str, out: Path) -> None:
 
     built = BUILDERS[name](variant)
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
-    timing = (TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0) if built.quick
-              else TimingSettings(min_seconds=1.0))
-    capture(built.step, demo=name, variant=variant, device="cuda", out_dir=out / name,
-            batch_size=built.batch_size, timed_steps=built.timed_steps, flop_step=built.flop_step,
-            flops_note=built.flops_note, config=built.config, settings=settings, timing=timing)
+    timing = (
+        TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0)
+        if built.quick
+        else TimingSettings(min_seconds=1.0)
+    )
+    capture(
+        built.step,
+        demo=name,
+        variant=variant,
+        device="cuda",
+        out_dir=out / name,
+        batch_size=built.batch_size,
+        timed_steps=built.timed_steps,
+        flop_step=built.flop_step,
+        flops_note=built.flops_note,
+        config=built.config,
+        settings=settings,
+        timing=timing,
+    )
 
 
 def main() -> int:
@@ -483,9 +641,21 @@ def main() -> int:
         for variant in labels.BY_NAME[name].runs:
             t0 = time.time()
             try:
-                proc = subprocess.run([sys.executable, __file__, "--one", name, "--variant", variant,
-                                       "--out", str(args.out)], timeout=args.timeout,
-                                      capture_output=True, text=True)
+                proc = subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--one",
+                        name,
+                        "--variant",
+                        variant,
+                        "--out",
+                        str(args.out),
+                    ],
+                    timeout=args.timeout,
+                    capture_output=True,
+                    text=True,
+                )
                 ok = proc.returncode == 0
                 if not ok:
                     print(f"--- {name}/{variant} failed:\n{proc.stderr[-3000:]}", flush=True)
@@ -495,16 +665,23 @@ def main() -> int:
             meta_path = args.out / name / f"{variant}.meta.json"
             meta = json.loads(meta_path.read_text()) if ok and meta_path.exists() else {}
             rows.append((name, variant, ok, time.time() - t0, meta))
-            print(f"{name}/{variant}: {'ok' if ok else 'FAILED'} in {time.time() - t0:.0f} s", flush=True)
-    print(f"\n{'scenario':<26}{'variant':<9}{'ok':<4}{'wall s':>7}{'step ms':>10}{'batch':>7}"
-          f"{'peak MiB':>10}{'TFLOP/s':>9}{'MB':>6}")
+            print(
+                f"{name}/{variant}: {'ok' if ok else 'FAILED'} in {time.time() - t0:.0f} s",
+                flush=True,
+            )
+    print(
+        f"\n{'scenario':<26}{'variant':<9}{'ok':<4}{'wall s':>7}{'step ms':>10}{'batch':>7}"
+        f"{'peak MiB':>10}{'TFLOP/s':>9}{'MB':>6}"
+    )
     for name, variant, ok, wall, meta in rows:
         step_ms = (meta.get("step_time_ms") or {}).get("median")
         peak = meta.get("max_memory_allocated_bytes")
-        print(f"{name:<26}{variant:<9}{'y' if ok else 'N':<4}{wall:>7.0f}"
-              f"{step_ms if step_ms is not None else float('nan'):>10.2f}{meta.get('batch_size', 0):>7}"
-              f"{(peak or 0) / 2**20:>10.0f}{meta.get('achieved_tflops') or 0:>9.1f}"
-              f"{meta.get('trace_bytes', 0) / 1e6:>6.1f}")
+        print(
+            f"{name:<26}{variant:<9}{'y' if ok else 'N':<4}{wall:>7.0f}"
+            f"{step_ms if step_ms is not None else float('nan'):>10.2f}{meta.get('batch_size', 0):>7}"
+            f"{(peak or 0) / 2**20:>10.0f}{meta.get('achieved_tflops') or 0:>9.1f}"
+            f"{meta.get('trace_bytes', 0) / 1e6:>6.1f}"
+        )
     return 0 if all(r[2] for r in rows) else 1
 
 

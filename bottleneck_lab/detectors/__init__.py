@@ -18,9 +18,10 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from ..diagnosis import KINDS
 
@@ -40,7 +41,16 @@ MODULES = (
     "recompilation",
     "fusion",
 )
-PREREQUISITES = {"kernels", "steps", "runtime", "cpu_ops", "shapes", "memory_events", "nccl", "dataloader"}
+PREREQUISITES = {
+    "kernels",
+    "steps",
+    "runtime",
+    "cpu_ops",
+    "shapes",
+    "memory_events",
+    "nccl",
+    "dataloader",
+}
 
 
 @dataclass(frozen=True)
@@ -75,8 +85,15 @@ def _check(mod: ModuleType) -> Detector:
     params = list(inspect.signature(mod.detect).parameters)
     if params != ["frame", "cfg"]:
         raise RegistryError(f"{name}: detect must take (frame, cfg), not {params}")
-    return Detector(mod.CODE, mod.KIND, frozenset(mod.REQUIRES), mod.Config, mod.detect,
-                    inspect.cleandoc(mod.__doc__), name)
+    return Detector(
+        mod.CODE,
+        mod.KIND,
+        frozenset(mod.REQUIRES),
+        mod.Config,
+        mod.detect,
+        inspect.cleandoc(mod.__doc__),
+        name,
+    )
 
 
 def _load() -> dict[str, Detector]:
@@ -84,7 +101,9 @@ def _load() -> dict[str, Detector]:
     for m in MODULES:
         det = _check(importlib.import_module(f"{__name__}.{m}"))
         if det.code in registry:
-            raise RegistryError(f"duplicate detector code {det.code!r} in {det.module} and {registry[det.code].module}")
+            raise RegistryError(
+                f"duplicate detector code {det.code!r} in {det.module} and {registry[det.code].module}"
+            )
         registry[det.code] = det
     return registry
 
@@ -110,7 +129,9 @@ def parse_override(text: str) -> tuple[str, str, Any]:
         raise ValueError(f"--set {text!r}: unknown detector {code!r} (see --list-detectors)")
     fields = {f.name: f for f in dataclasses.fields(REGISTRY[code].config)}
     if fld not in fields:
-        raise ValueError(f"--set {text!r}: {code} has no field {fld!r} (fields: {', '.join(fields)})")
+        raise ValueError(
+            f"--set {text!r}: {code} has no field {fld!r} (fields: {', '.join(fields)})"
+        )
     default = getattr(REGISTRY[code].config(), fld)
     try:
         if isinstance(default, bool):

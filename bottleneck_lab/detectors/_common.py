@@ -34,8 +34,12 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
     sel = gaps.loc[facts.gap_owners(frame) == cause].nlargest(top, "dur")
     out = []
     for g in sel.itertuples():
-        item = {**when(frame, g.start), "idle_us": round(g.dur, 1), "step": int(g.step),
-                "next_gpu_op": g.next_op}
+        item = {
+            **when(frame, g.start),
+            "idle_us": round(g.dur, 1),
+            "step": int(g.step),
+            "next_gpu_op": g.next_op,
+        }
         if cause == "sync_stall":
             item["sync_call"] = g.sync_call
         if cause == "data_loading":
@@ -47,16 +51,38 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
     return out
 
 
-def idle_finding(frame: TraceFrame, code: str, kind: str, cause: str, title: str, fix: str,
-                 min_share_pct: float, extra: dict | None = None) -> list[Finding]:
+def idle_finding(
+    frame: TraceFrame,
+    code: str,
+    kind: str,
+    cause: str,
+    title: str,
+    fix: str,
+    min_share_pct: float,
+    extra: dict | None = None,
+) -> list[Finding]:
     """A finding for the idle time attributed to one cause, or none below `min_share_pct`."""
     total = facts.idle_by_owner(frame)[cause]
     per_step, share = cost(frame, total)
     if share < min_share_pct:
         return []
     n = int((facts.gap_owners(frame) == cause).sum())
-    evidence = {"idle_us_total": round(total, 1), "gaps": n,
-                "gaps_per_step": round(n / max(len(frame.steps), 1), 1),
-                "largest_gaps": gap_evidence(frame, cause), **(extra or {})}
-    return [Finding(code, kind, severity_for_share(share), title.format(share=share, per_step=per_step),
-                    per_step, share, evidence, fix)]
+    evidence = {
+        "idle_us_total": round(total, 1),
+        "gaps": n,
+        "gaps_per_step": round(n / max(len(frame.steps), 1), 1),
+        "largest_gaps": gap_evidence(frame, cause),
+        **(extra or {}),
+    }
+    return [
+        Finding(
+            code,
+            kind,
+            severity_for_share(share),
+            title.format(share=share, per_step=per_step),
+            per_step,
+            share,
+            evidence,
+            fix,
+        )
+    ]

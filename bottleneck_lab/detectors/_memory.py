@@ -31,7 +31,10 @@ def peak_evidence(frame: TraceFrame, report: memory.MemoryReport) -> dict:
     """Where the peak is: bytes, share of capacity, step, phase and the op running at it."""
     s = report.peak_step
     ev = {
-        "device": {"type": "cuda" if report.device_type == memory.CUDA else "cpu", "id": report.device_id},
+        "device": {
+            "type": "cuda" if report.device_type == memory.CUDA else "cpu",
+            "id": report.device_id,
+        },
         "peak_allocated_bytes": report.peak_bytes,
         "peak_allocated_gib": gib(report.peak_bytes),
         "peak_reserved_bytes": report.reserved_peak_bytes,
@@ -39,7 +42,14 @@ def peak_evidence(frame: TraceFrame, report: memory.MemoryReport) -> dict:
         "peak_pct_of_capacity": capacity_pct(report, report.peak_bytes),
     }
     if s is not None:
-        ev.update({"peak_step": s.step, "peak_phase": s.peak_phase, "peak_op": s.peak_op,
-                   "peak_op_stack": list(s.peak_op_stack[-4:]), "peak_at": when(frame, s.peak_ts),
-                   "baseline_bytes": s.baseline_bytes})
+        ev.update(
+            {
+                "peak_step": s.step,
+                "peak_phase": s.peak_phase,
+                "peak_op": s.peak_op,
+                "peak_op_stack": list(s.peak_op_stack[-4:]),
+                "peak_at": when(frame, s.peak_ts),
+                "baseline_bytes": s.baseline_bytes,
+            }
+        )
     return ev

@@ -37,8 +37,8 @@ REQUIRES = {"memory_events", "cpu_ops"}
 @dataclass(frozen=True)
 class Config:
     min_activation_share_pct: float = 25.0  # activations' share of the peak worth mentioning
-    near_capacity_pct: float = 90.0         # peak / device memory at which this matters
-    min_activation_tensors: int = 4         # fewer tensors: nothing for checkpointing to drop
+    near_capacity_pct: float = 90.0  # peak / device memory at which this matters
+    min_activation_tensors: int = 4  # fewer tensors: nothing for checkpointing to drop
 
 
 def checkpoint_estimate(activation_bytes: int, tensors: int) -> int:
@@ -59,9 +59,15 @@ def detect(frame: TraceFrame, cfg: Config):
         return []
     checkpointed = memory.recompute(frame).present
     tensors = s.activation_tensors or 0
-    saved = 0 if checkpointed or tensors < cfg.min_activation_tensors else checkpoint_estimate(activations, tensors)
-    forward_us = sum((x.forward_gpu_us if x.forward_gpu_us is not None else x.forward_us) or 0.0
-                     for x in report.steps)
+    saved = (
+        0
+        if checkpointed or tensors < cfg.min_activation_tensors
+        else checkpoint_estimate(activations, tensors)
+    )
+    forward_us = sum(
+        (x.forward_gpu_us if x.forward_gpu_us is not None else x.forward_us) or 0.0
+        for x in report.steps
+    )
     recompute_per_step, recompute_share = cost(frame, forward_us)
     peak_pct = capacity_pct(report, report.peak_bytes)
     near = peak_pct is not None and peak_pct >= cfg.near_capacity_pct
@@ -74,7 +80,9 @@ def detect(frame: TraceFrame, cfg: Config):
         "forward_peak_bytes": s.forward_peak_bytes,
         "backward_release_bytes": s.backward_release_bytes,
         "checkpointing_present": checkpointed,
-        "checkpointing_estimate": None if checkpointed else {
+        "checkpointing_estimate": None
+        if checkpointed
+        else {
             "saved_bytes": saved,
             "saved_gib": gib(saved),
             "peak_after_bytes": s.peak_bytes - saved,
@@ -83,22 +91,35 @@ def detect(frame: TraceFrame, cfg: Config):
             "recompute_share_pct": recompute_share,
             "method": "sqrt(n) segments: 2*sqrt(n) of n activation tensors kept, one extra forward",
         },
-        "per_step": [{"step": x.step, "baseline_bytes": x.baseline_bytes, "peak_bytes": x.peak_bytes,
-                      "forward_growth_bytes": x.forward_growth_bytes,
-                      "backward_release_bytes": x.backward_release_bytes} for x in report.steps[:8]],
+        "per_step": [
+            {
+                "step": x.step,
+                "baseline_bytes": x.baseline_bytes,
+                "peak_bytes": x.peak_bytes,
+                "forward_growth_bytes": x.forward_growth_bytes,
+                "backward_release_bytes": x.backward_release_bytes,
+            }
+            for x in report.steps[:8]
+        ],
     }
     where = f" ({peak_pct:.0f}% of device memory)" if peak_pct is not None else ""
     title = f"Activations are {share:.0f}% of peak memory: {human(activations)} of {human(s.peak_bytes)}{where}"
     if checkpointed:
-        fix = ("Activation checkpointing is already on; what remains is saved by checkpointing more "
-               "blocks, bf16 autocast, or a smaller micro-batch with gradient accumulation.")
+        fix = (
+            "Activation checkpointing is already on; what remains is saved by checkpointing more "
+            "blocks, bf16 autocast, or a smaller micro-batch with gradient accumulation."
+        )
     elif near:
-        fix = (f"Checkpoint the repeated blocks (torch.utils.checkpoint.checkpoint(block, x, "
-               f"use_reentrant=False)): about {human(saved)} less at the peak for about "
-               f"{recompute_per_step / 1000:.2f} ms more per step ({recompute_share:.0f}% of the step).")
+        fix = (
+            f"Checkpoint the repeated blocks (torch.utils.checkpoint.checkpoint(block, x, "
+            f"use_reentrant=False)): about {human(saved)} less at the peak for about "
+            f"{recompute_per_step / 1000:.2f} ms more per step ({recompute_share:.0f}% of the step)."
+        )
     else:
-        fix = (f"Nothing to do while memory suffices. To fit a larger batch, checkpointing the repeated "
-               f"blocks would free about {human(saved)} at the peak for about "
-               f"{recompute_per_step / 1000:.2f} ms more per step ({recompute_share:.0f}% of the step).")
+        fix = (
+            f"Nothing to do while memory suffices. To fit a larger batch, checkpointing the repeated "
+            f"blocks would free about {human(saved)} at the peak for about "
+            f"{recompute_per_step / 1000:.2f} ms more per step ({recompute_share:.0f}% of the step)."
+        )
     severity = "medium" if near and not checkpointed else "info"
     return [Finding(CODE, KIND, severity, title, None, None, evidence, fix)]

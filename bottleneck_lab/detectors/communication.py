@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
-from ..trace.frame import name_mask
 from ..trace import intervals as iv
+from ..trace.frame import name_mask
 from ._common import cost, when
 
 CODE = "communication"
@@ -45,19 +45,33 @@ def detect(frame: TraceFrame, cfg: Config):
     if share < cfg.min_share_pct:
         return []
     n_steps = max(len(frame.steps), 1)
-    by_name = comm.groupby(comm["name"].astype(object).str.extract(r"(ncclDevKernel_\w+|ncclKernel_\w+|nccl\w+)", expand=False)
-                           .fillna("nccl"))["dur"].sum().sort_values(ascending=False)
+    by_name = (
+        comm.groupby(
+            comm["name"]
+            .astype(object)
+            .str.extract(r"(ncclDevKernel_\w+|ncclKernel_\w+|nccl\w+)", expand=False)
+            .fillna("nccl")
+        )["dur"]
+        .sum()
+        .sort_values(ascending=False)
+    )
     evidence = {
         "collective_us_per_step": round(comm_total / n_steps, 1),
         "exposed_us_per_step": per_step,
         "overlapped_pct": round(100 * (1 - exposed / comm_total), 1) if comm_total else None,
         "collectives_per_step": round(len(comm) / n_steps, 1),
-        "time_by_kernel_us_per_step": {n: round(v / n_steps, 1) for n, v in by_name.head(5).items()},
-        "longest_collectives": [{**when(frame, c.ts), "kernel": str(c.name)[:100], "us": round(c.dur, 1)}
-                                for c in comm.nlargest(3, "dur").itertuples()],
+        "time_by_kernel_us_per_step": {
+            n: round(v / n_steps, 1) for n, v in by_name.head(5).items()
+        },
+        "longest_collectives": [
+            {**when(frame, c.ts), "kernel": str(c.name)[:100], "us": round(c.dur, 1)}
+            for c in comm.nlargest(3, "dur").itertuples()
+        ],
     }
     title = f"Exposed communication: {share:.1f}% of the step in collectives not overlapped with compute"
-    fix = ("Overlap gradient communication with backward (DDP/FSDP do this by default: check "
-           "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync during accumulation); "
-           "if exposed time stays high, measure the interconnect with nccl-tests.")
+    fix = (
+        "Overlap gradient communication with backward (DDP/FSDP do this by default: check "
+        "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync during accumulation); "
+        "if exposed time stays high, measure the interconnect with nccl-tests."
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

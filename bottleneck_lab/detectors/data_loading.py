@@ -19,8 +19,8 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
-from ..trace.frame import name_mask
 from ..trace import intervals as iv
+from ..trace.frame import name_mask
 from ._common import cost, gap_evidence
 
 CODE = "data-loading"
@@ -55,15 +55,21 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_gaps": gap_evidence(frame, "data_loading") if frame.has_gpu else [],
     }
     if multi:
-        fix = ("The loader already uses worker processes and the GPU still waits: raise num_workers "
-               "if CPU cores are free, set pin_memory=True, persistent_workers=True and "
-               "prefetch_factor=4. If every core is busy, more workers will not help: cut the "
-               "per-sample CPU work (cache decoded data, augment on the GPU) or use faster storage.")
+        fix = (
+            "The loader already uses worker processes and the GPU still waits: raise num_workers "
+            "if CPU cores are free, set pin_memory=True, persistent_workers=True and "
+            "prefetch_factor=4. If every core is busy, more workers will not help: cut the "
+            "per-sample CPU work (cache decoded data, augment on the GPU) or use faster storage."
+        )
     else:
-        fix = ("DataLoader(num_workers=0) does all loading in the training process. Set num_workers "
-               "to the CPU cores available per GPU (e.g. 8), pin_memory=True, "
-               "persistent_workers=True, prefetch_factor=2-4.")
+        fix = (
+            "DataLoader(num_workers=0) does all loading in the training process. Set num_workers "
+            "to the CPU cores available per GPU (e.g. 8), pin_memory=True, "
+            "persistent_workers=True, prefetch_factor=2-4."
+        )
     waiter = "GPU waits" if frame.has_gpu else "Step waits"
-    title = (f"{waiter} on the DataLoader: {share:.1f}% of the step "
-             f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__)")
+    title = (
+        f"{waiter} on the DataLoader: {share:.1f}% of the step "
+        f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__)"
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

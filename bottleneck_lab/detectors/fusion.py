@@ -35,9 +35,21 @@ REQUIRES = {"kernels", "steps", "shapes"}
 # Data movement and bookkeeping, not arithmetic a fused kernel would absorb: gradient zeroing,
 # dtype casts and copies. They end a chain (so does any optimizer kernel: memory_bound_kernels
 # leaves those out, since launch-overhead's finding names the fused optimizer).
-NOT_FUSIBLE = frozenset({"aten::fill_", "aten::zero_", "aten::copy_", "aten::_to_copy", "aten::to",
-                         "aten::clone", "aten::contiguous", "aten::zeros_like", "aten::ones_like",
-                         "aten::empty_like", "aten::full_like"})
+NOT_FUSIBLE = frozenset(
+    {
+        "aten::fill_",
+        "aten::zero_",
+        "aten::copy_",
+        "aten::_to_copy",
+        "aten::to",
+        "aten::clone",
+        "aten::contiguous",
+        "aten::zeros_like",
+        "aten::ones_like",
+        "aten::empty_like",
+        "aten::full_like",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -52,12 +64,16 @@ def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
     which ends a chain)."""
     g = frame.gpu_ops
     dev = facts.main_device(frame)
-    k = g.loc[(g["kind"] == "kernel") & (g["device"] == dev) & (g["step"] >= 0),
-              ["ts", "dur", "stream", "step"]].copy()
+    k = g.loc[
+        (g["kind"] == "kernel") & (g["device"] == dev) & (g["step"] >= 0),
+        ["ts", "dur", "stream", "step"],
+    ].copy()
     mb = memory_bound_kernels(frame)
     names = frame.cpu_ops["name"].astype(object).to_numpy()
-    mb = mb.loc[(mb["category"] == "elementwise").to_numpy()
-                & ~np.isin(names[mb["owner"].to_numpy()], list(NOT_FUSIBLE))]
+    mb = mb.loc[
+        (mb["category"] == "elementwise").to_numpy()
+        & ~np.isin(names[mb["owner"].to_numpy()], list(NOT_FUSIBLE))
+    ]
     k["owner"] = mb["owner"].reindex(k.index).fillna(-1).astype(np.int64)
     k["bytes"] = mb["bytes"].reindex(k.index)
     return k.sort_values(["stream", "ts"], kind="stable")
@@ -101,17 +117,27 @@ def detect(frame: TraceFrame, cfg: Config):
     removed_ops = sum(len(r[1]) - 1 for r in rows) / n_steps
     ops_per_step = facts.ops_in_steps(frame) / n_steps
     host_saved = removed_ops * facts.host_time_us(frame) / ops_per_step if ops_per_step else 0.0
-    per_step, share = cost(frame, facts.step_saving_us(frame, saved / n_steps, host_saved) * n_steps)
+    per_step, share = cost(
+        frame, facts.step_saving_us(frame, saved / n_steps, host_saved) * n_steps
+    )
     if share < cfg.min_share_pct:
         return []
     rows.sort(key=lambda r: -r[0])
     top = []
     for s, run, moved, fused_bytes, t in rows[:3]:
         ops = [str(names[o]) for o in run["owner"].to_numpy()[:8]]
-        top.append({**when(frame, float(run["ts"].iloc[0])), "kernels": int(len(run)),
-                    "ops": ops, "us": round(t, 1), "bytes_moved": int(moved),
-                    "bytes_if_fused": int(fused_bytes), "gb_per_s": round(moved / t / 1e3, 1),
-                    "saving_us": round(s, 1)})
+        top.append(
+            {
+                **when(frame, float(run["ts"].iloc[0])),
+                "kernels": int(len(run)),
+                "ops": ops,
+                "us": round(t, 1),
+                "bytes_moved": int(moved),
+                "bytes_if_fused": int(fused_bytes),
+                "gb_per_s": round(moved / t / 1e3, 1),
+                "saving_us": round(s, 1),
+            }
+        )
     in_chains = sum(len(r[1]) for r in rows)
     moved_total = sum(r[2] for r in rows)
     fused_total = sum(r[3] for r in rows)
@@ -126,10 +152,14 @@ def detect(frame: TraceFrame, cfg: Config):
         "bytes_if_fused_per_step": int(fused_total / n_steps),
         "largest_chains": top,
     }
-    title = (f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(rows) / n_steps:.0f} unfused "
-             f"chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels would; "
-             f"fusing saves ~{share:.0f}% of the step")
-    fix = ("Fuse the chains: torch.compile the model (or the block), or replace hand-written "
-           "normalisation/activation arithmetic with fused ops (F.rms_norm, F.layer_norm, "
-           "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention).")
+    title = (
+        f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(rows) / n_steps:.0f} unfused "
+        f"chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels would; "
+        f"fusing saves ~{share:.0f}% of the step"
+    )
+    fix = (
+        "Fuse the chains: torch.compile the model (or the block), or replace hand-written "
+        "normalisation/activation arithmetic with fused ops (F.rms_norm, F.layer_norm, "
+        "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention)."
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

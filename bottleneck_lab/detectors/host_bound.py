@@ -27,8 +27,12 @@ class Config:
 
 def detect(frame: TraceFrame, cfg: Config):
     return idle_finding(
-        frame, CODE, KIND, "host_bound",
+        frame,
+        CODE,
+        KIND,
+        "host_bound",
         "GPU waits on other CPU work {share:.1f}% of the step ({per_step:.0f} µs per step)",
         "Find the host ops listed under each gap (or the unrecorded Python between ops) and move "
         "that work out of the step, run it every N steps, or keep the data on the GPU.",
-        cfg.min_share_pct)
+        cfg.min_share_pct,
+    )

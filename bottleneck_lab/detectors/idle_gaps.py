@@ -31,9 +31,14 @@ class Config:
 def detect(frame: TraceFrame, cfg: Config):
     by_cause = {k: round(v, 1) for k, v in facts.idle_by_cause(frame).items()}
     return idle_finding(
-        frame, CODE, KIND, "gpu_idle",
+        frame,
+        CODE,
+        KIND,
+        "gpu_idle",
         "GPU idle {share:.1f}% of the step with no host cause to blame ({per_step:.0f} µs per step): "
         "the next op was already queued or has no launch link",
         "Look at the listed gaps in Perfetto: find the stream or event the next kernel waited on, "
         "and overlap independent work on separate streams.",
-        cfg.min_share_pct, extra={"idle_us_by_cause": by_cause})
+        cfg.min_share_pct,
+        extra={"idle_us_by_cause": by_cause},
+    )

@@ -29,7 +29,9 @@ KIND = "launch_overhead"
 REQUIRES = {"kernels", "steps", "runtime"}
 
 OPTIMIZER = facts.OPTIMIZER_STEP
-MULTI_TENSOR = re.compile(r"multi_tensor_apply|fused_adam|FusedAdam|fused_sgd|_fused_", re.IGNORECASE)
+MULTI_TENSOR = re.compile(
+    r"multi_tensor_apply|fused_adam|FusedAdam|fused_sgd|_fused_", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,15 @@ def _per_tensor_optimizer_excess_us(frame: TraceFrame, k) -> tuple[float, dict]:
     return opt_us - fused_us, {
         "optimizer_kernels_per_parameter": round(per_param, 1),
         "optimizer_kernel_us_per_step": round(opt_us / n_steps, 1),
-        "fused_optimizer_kernel_us_per_step_est": round(fused_us / n_steps, 1)}
+        "fused_optimizer_kernel_us_per_step_est": round(fused_us / n_steps, 1),
+    }
 
 
 def detect(frame: TraceFrame, cfg: Config):
     g = frame.gpu_ops
-    k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0) & (g["device"] == facts.main_device(frame))]
+    k = g.loc[
+        (g["kind"] == "kernel") & (g["step"] >= 0) & (g["device"] == facts.main_device(frame))
+    ]
     idle = facts.idle_by_owner(frame)["launch_overhead"]
     excess_us, opt_evidence = _per_tensor_optimizer_excess_us(frame, k)
     per_step, share = cost(frame, idle + excess_us)
@@ -93,7 +98,9 @@ def detect(frame: TraceFrame, cfg: Config):
     la = facts.launches(frame)
     launch_dur = frame.runtime["dur"].to_numpy()[np.maximum(k["launch"].to_numpy(), 0)]
     linked = k["launch"].to_numpy() >= 0
-    shorter = float((k["dur"].to_numpy()[linked] < launch_dur[linked]).mean()) if linked.any() else 0.0
+    shorter = (
+        float((k["dur"].to_numpy()[linked] < launch_dur[linked]).mean()) if linked.any() else 0.0
+    )
     n_steps = max(len(frame.steps), 1)
     opt_share, opt_name = _optimizer_launch_share(frame, la["ts"].to_numpy())
     multi_tensor = bool(name_mask(k["name"], MULTI_TENSOR).any())
@@ -111,17 +118,25 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_gaps": gap_evidence(frame, "launch_overhead"),
     }
     if opt_share >= 0.4 and not multi_tensor:
-        fix = (f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}) running "
-               "one kernel per parameter: construct it with foreach=True or fused=True "
-               f"(e.g. torch.optim.{opt_name or 'AdamW'}(params, fused=True)).")
+        fix = (
+            f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}) running "
+            "one kernel per parameter: construct it with foreach=True or fused=True "
+            f"(e.g. torch.optim.{opt_name or 'AdamW'}(params, fused=True))."
+        )
     else:
-        fix = ("Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
-               "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
-               "torch.compile; use a foreach/fused optimizer.")
+        fix = (
+            "Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
+            "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
+            "torch.compile; use a foreach/fused optimizer."
+        )
     if facts.batch_is_small(frame):
         evidence["batch_is_small"] = True
-        fix += (" The batch is also small (see small-batch): a bigger batch gives each launch more "
-                "work and spreads the per-step launches over more samples.")
-    title = (f"Kernel launches cannot keep the GPU busy: {share:.1f}% of the step idle, "
-             f"{len(k) / n_steps:.0f} kernels per step")
+        fix += (
+            " The batch is also small (see small-batch): a bigger batch gives each launch more "
+            "work and spreads the per-step launches over more samples."
+        )
+    title = (
+        f"Kernel launches cannot keep the GPU busy: {share:.1f}% of the step idle, "
+        f"{len(k) / n_steps:.0f} kernels per step"
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

@@ -19,8 +19,8 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
-from ..trace.frame import name_mask
 from ..trace import intervals as iv
+from ..trace.frame import name_mask
 from ._common import cost, when
 
 CODE = "memcpy"
@@ -42,7 +42,9 @@ class Config:
 
 def detect(frame: TraceFrame, cfg: Config):
     g = frame.gpu_ops
-    copies = g.loc[(g["kind"] == "memcpy") & g["copy_kind"].isin(["HtoD", "DtoH"]) & (g["step"] >= 0)]
+    copies = g.loc[
+        (g["kind"] == "memcpy") & g["copy_kind"].isin(["HtoD", "DtoH"]) & (g["step"] >= 0)
+    ]
     if not len(copies):
         return []
     k = facts.kernels(frame)
@@ -53,8 +55,11 @@ def detect(frame: TraceFrame, cfg: Config):
     pageable_us = float(copies.loc[pageable, "dur"].sum())
     pc = copies.loc[pageable]
     nbytes = pc["bytes"].to_numpy(dtype=float)
-    pinned_us = np.where(np.isfinite(nbytes) & (nbytes > 0), nbytes / (PINNED_GB_PER_S * 1e3),
-                         pc["dur"].to_numpy() / PINNED_SPEEDUP)
+    pinned_us = np.where(
+        np.isfinite(nbytes) & (nbytes > 0),
+        nbytes / (PINNED_GB_PER_S * 1e3),
+        pc["dur"].to_numpy() / PINNED_SPEEDUP,
+    )
     pinning_saves = float(np.maximum(pc["dur"].to_numpy() - pinned_us, 0.0).sum())
     # GPU idle while the host sat in blocking host-to-device copies (one .to() after another)
     blocked_idle = facts.idle_by_owner(frame)["memcpy"]
@@ -66,10 +71,16 @@ def detect(frame: TraceFrame, cfg: Config):
         return []
     n_steps = max(len(frame.steps), 1)
     by_kind = copies.groupby("copy_kind")["dur"].sum()
-    largest = [{**when(frame, c.ts), "name": str(c.name), "us": round(c.dur, 1),
-                "bytes": None if c.bytes != c.bytes else int(c.bytes),
-                "gb_per_s": None if not c.bytes or c.dur <= 0 else round(c.bytes / c.dur / 1e3, 2)}
-               for c in copies.nlargest(5, "dur").itertuples()]
+    largest = [
+        {
+            **when(frame, c.ts),
+            "name": str(c.name),
+            "us": round(c.dur, 1),
+            "bytes": None if c.bytes != c.bytes else int(c.bytes),
+            "gb_per_s": None if not c.bytes or c.dur <= 0 else round(c.bytes / c.dur / 1e3, 2),
+        }
+        for c in copies.nlargest(5, "dur").itertuples()
+    ]
     evidence = {
         "copy_us_per_step": round(float(copies["dur"].sum()) / n_steps, 1),
         "copy_share_pct": copy_share,
@@ -80,26 +91,35 @@ def detect(frame: TraceFrame, cfg: Config):
         "gpu_idle_in_blocking_h2d_copies_us_per_step": round(blocked_idle / n_steps, 1),
         "h2d_copies_per_step": round(int((copies["copy_kind"] == "HtoD").sum()) / n_steps, 1),
         "blocking_copy_calls_per_step": round(
-            int(name_mask(facts.sync_calls(frame)["name"], "Memcpy").sum()) / n_steps, 1),
+            int(name_mask(facts.sync_calls(frame)["name"], "Memcpy").sum()) / n_steps, 1
+        ),
         "largest_copies": largest,
     }
     if pageable_us > 0 or blocked_idle > 0:
         severity = severity_for_share(share)
         n_h2d = evidence["h2d_copies_per_step"]
-        title = (f"Blocking copies from pageable host memory ({n_h2d:.0f} host-to-device per step): "
-                 f"about {share:.0f}% of the step recoverable")
-        fix = ("Pin the host buffers (DataLoader(pin_memory=True) or tensor.pin_memory()) and copy "
-               "with .to(device, non_blocking=True) so copies run at full bandwidth and overlap "
-               "compute.")
+        title = (
+            f"Blocking copies from pageable host memory ({n_h2d:.0f} host-to-device per step): "
+            f"about {share:.0f}% of the step recoverable"
+        )
+        fix = (
+            "Pin the host buffers (DataLoader(pin_memory=True) or tensor.pin_memory()) and copy "
+            "with .to(device, non_blocking=True) so copies run at full bandwidth and overlap "
+            "compute."
+        )
         if n_h2d >= 16:
-            fix += (f" {n_h2d:.0f} separate copies per step: collate the tensors into one pinned "
-                    "buffer on the host and copy it once.")
+            fix += (
+                f" {n_h2d:.0f} separate copies per step: collate the tensors into one pinned "
+                "buffer on the host and copy it once."
+            )
         lost = per_step
     else:
         # Already pinned: what is left is bandwidth; overlapping it is a smaller, harder win.
         severity = "low" if exposed_share >= cfg.min_share_pct else "info"
         title = f"Pinned host-device copies take {copy_share:.0f}% of the step ({exposed_share:.0f}% not overlapped)"
-        fix = ("Copies are already pinned. Overlap them with compute (non_blocking=True and prefetch "
-               "the next batch on a side stream) or move less data per step.")
+        fix = (
+            "Copies are already pinned. Overlap them with compute (non_blocking=True and prefetch "
+            "the next batch on a side stream) or move less data per step."
+        )
         lost, share = exposed_per_step, exposed_share
     return [Finding(CODE, KIND, severity, title, lost, share, evidence, fix)]

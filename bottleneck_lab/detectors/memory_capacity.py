@@ -33,15 +33,16 @@ REQUIRES = {"runtime"}
 
 ALLOCATOR_CALLS = re.compile(
     r"^(cuda|hip)(Malloc|Free)(Async)?$|^cuMem(Alloc|Free)(Async)?(_v2)?$"
-    r"|^cuMem(Create|Map|Unmap|Release|AddressReserve|AddressFree)$")
+    r"|^cuMem(Create|Map|Unmap|Release|AddressReserve|AddressFree)$"
+)
 
 
 @dataclass(frozen=True)
 class Config:
-    near_capacity_pct: float = 90.0              # peak allocated / device memory
-    reserved_over_allocated_ratio: float = 1.5   # peak reserved / peak allocated
-    min_reserved_excess_bytes: int = 1 << 30     # and at least this much held but unused
-    min_allocator_calls_per_step: float = 1.0    # steady-state cudaMalloc/cudaFree per step
+    near_capacity_pct: float = 90.0  # peak allocated / device memory
+    reserved_over_allocated_ratio: float = 1.5  # peak reserved / peak allocated
+    min_reserved_excess_bytes: int = 1 << 30  # and at least this much held but unused
+    min_allocator_calls_per_step: float = 1.0  # steady-state cudaMalloc/cudaFree per step
 
 
 def _allocator_calls(frame: TraceFrame):
@@ -53,18 +54,31 @@ def _allocator_calls(frame: TraceFrame):
 def detect(frame: TraceFrame, cfg: Config):
     report = memory.analyze(frame, memory.CUDA) if len(frame.memory) else None
     parts: list[tuple[str, str]] = []  # (severity, title part)
-    evidence: dict = peak_evidence(frame, report) if report is not None else {
-        "peak_allocated_bytes": None, "note": "no [memory] events (profile_memory=True): capacity not checked"}
+    evidence: dict = (
+        peak_evidence(frame, report)
+        if report is not None
+        else {
+            "peak_allocated_bytes": None,
+            "note": "no [memory] events (profile_memory=True): capacity not checked",
+        }
+    )
     fixes: list[str] = []
 
     if report is not None:
         peak_pct = capacity_pct(report, report.peak_bytes)
         reserved_pct = capacity_pct(report, report.reserved_peak_bytes)
         if peak_pct is not None and peak_pct >= cfg.near_capacity_pct:
-            parts.append(("medium", f"peak memory is {peak_pct:.0f}% of the device's "
-                                    f"{human(report.capacity_bytes)}"))
-            fixes.append("Cut the peak: activation checkpointing, bf16 autocast, or a smaller micro-batch "
-                         "with gradient accumulation.")
+            parts.append(
+                (
+                    "medium",
+                    f"peak memory is {peak_pct:.0f}% of the device's "
+                    f"{human(report.capacity_bytes)}",
+                )
+            )
+            fixes.append(
+                "Cut the peak: activation checkpointing, bf16 autocast, or a smaller micro-batch "
+                "with gradient accumulation."
+            )
         excess = report.reserved_peak_bytes - report.peak_bytes
         ratio = report.reserved_peak_bytes / report.peak_bytes if report.peak_bytes > 0 else 0.0
         evidence["reserved_excess_bytes"] = int(excess)
@@ -72,11 +86,17 @@ def detect(frame: TraceFrame, cfg: Config):
         evidence["peak_reserved_pct_of_capacity"] = reserved_pct
         if ratio >= cfg.reserved_over_allocated_ratio and excess >= cfg.min_reserved_excess_bytes:
             tight = reserved_pct is not None and reserved_pct >= cfg.near_capacity_pct
-            parts.append(("low" if tight else "info",
-                          f"the allocator reserves {human(report.reserved_peak_bytes)} for a "
-                          f"{human(report.peak_bytes)} peak ({ratio:.1f}x)"))
-            fixes.append("Reduce fragmentation with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and "
-                         "fixed input shapes; no empty_cache() calls in the loop.")
+            parts.append(
+                (
+                    "low" if tight else "info",
+                    f"the allocator reserves {human(report.reserved_peak_bytes)} for a "
+                    f"{human(report.peak_bytes)} peak ({ratio:.1f}x)",
+                )
+            )
+            fixes.append(
+                "Reduce fragmentation with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True and "
+                "fixed input shapes; no empty_cache() calls in the loop."
+            )
 
     calls = _allocator_calls(frame)
     steady = calls.loc[calls["step"] >= 1] if len(frame.steps) > 1 else calls.iloc[:0]
@@ -90,24 +110,46 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["allocator_us_per_steady_step"] = lost
     if len(steady):
         by_name = steady.groupby(steady["name"].astype(object))["dur"].agg(["size", "sum"])
-        evidence["allocator_calls_by_name"] = {str(k): {"calls": int(v["size"]), "us": round(float(v["sum"]), 1)}
-                                               for k, v in by_name.iterrows()}
+        evidence["allocator_calls_by_name"] = {
+            str(k): {"calls": int(v["size"]), "us": round(float(v["sum"]), 1)}
+            for k, v in by_name.iterrows()
+        }
         evidence["largest_allocator_calls"] = [
-            {**when(frame, c.ts), "name": str(c.name), "us": round(c.dur, 1),
-             "step": int(frame.steps["step"].iat[c.step])}
-            for c in steady.nlargest(5, "dur").itertuples()]
+            {
+                **when(frame, c.ts),
+                "name": str(c.name),
+                "us": round(c.dur, 1),
+                "step": int(frame.steps["step"].iat[c.step]),
+            }
+            for c in steady.nlargest(5, "dur").itertuples()
+        ]
     churn = bool(len(steady)) and per_step_calls >= cfg.min_allocator_calls_per_step
     if churn:
-        parts.append((max(severity_for_share(share), "low", key=SEVERITIES.index),
-                      f"{per_step_calls:.0f} cudaMalloc/cudaFree calls per steady-state step "
-                      f"({lost / 1000:.2f} ms)"))
-        fixes.append("Keep the caching allocator warm: fixed or bucketed input shapes, drop_last=True, "
-                     "no torch.cuda.empty_cache() in the loop, and more headroom below capacity.")
+        parts.append(
+            (
+                max(severity_for_share(share), "low", key=SEVERITIES.index),
+                f"{per_step_calls:.0f} cudaMalloc/cudaFree calls per steady-state step "
+                f"({lost / 1000:.2f} ms)",
+            )
+        )
+        fixes.append(
+            "Keep the caching allocator warm: fixed or bucketed input shapes, drop_last=True, "
+            "no torch.cuda.empty_cache() in the loop, and more headroom below capacity."
+        )
 
     if not parts:
         return []
     severity = max((p[0] for p in parts), key=SEVERITIES.index)
     title = "Device memory: " + "; ".join(p[1] for p in parts)
-    return [Finding(CODE, KIND, severity, title, lost if churn else None, share if churn else None,
-                    evidence, " ".join(fixes))]
-
+    return [
+        Finding(
+            CODE,
+            KIND,
+            severity,
+            title,
+            lost if churn else None,
+            share if churn else None,
+            evidence,
+            " ".join(fixes),
+        )
+    ]

@@ -33,7 +33,9 @@ REQUIRES = {"kernels", "steps", "shapes"}
 # kernels are tensor-core kernels unless their name says FFMA/SIMT (plain FP32 on CUDA cores).
 TENSOR_CORE_KERNEL = re.compile(
     r"^(?!.*(ffma|simt|sgemm|dgemm|gemv)).*(tensorop|xmma|gmma|hmma|s1688|s16816|h1688|h16816|bf16|"
-    r"f16|nvjet|flash|fmha|tf32|i8816|imma)", re.IGNORECASE)
+    r"f16|nvjet|flash|fmha|tf32|i8816|imma)",
+    re.IGNORECASE,
+)
 # cuDNN's layout conversions around convolutions of NCHW tensors: channels_last removes them.
 LAYOUT_KERNEL = re.compile(r"nchwToNhwc|nhwcToNchw", re.IGNORECASE)
 HALF = ("bf16", "fp16")
@@ -55,7 +57,11 @@ def _misaligned_half_gemms(frame: TraceFrame) -> int:
     dims = frame.cpu_ops["input_dims"].to_numpy()[half["row"].to_numpy()]
     bad = 0
     for d in dims:
-        shapes = [s for s in d if isinstance(s, list) and len(s) >= 2 and all(isinstance(x, int) for x in s)]
+        shapes = [
+            s
+            for s in d
+            if isinstance(s, list) and len(s) >= 2 and all(isinstance(x, int) for x in s)
+        ]
         if any(x % 8 for s in shapes[:2] for x in s[-2:]):
             bad += 1
     return bad
@@ -77,21 +83,35 @@ def detect(frame: TraceFrame, cfg: Config):
     time_by_dtype = k.groupby("dtype")["dur"].sum()
     flops_by_dtype = ops.groupby("dtype")["flops"].sum()
     evidence = {
-        "flops_by_dtype_per_step": {d: float(f"{v / n_steps:.4g}") for d, v in flops_by_dtype.items()},
+        "flops_by_dtype_per_step": {
+            d: float(f"{v / n_steps:.4g}") for d, v in flops_by_dtype.items()
+        },
         "kernel_us_by_dtype_per_step": {d: round(v / n_steps, 1) for d, v in time_by_dtype.items()},
         "fp32_flops_pct": round(fp32_pct, 1),  # FP32 tensors, whether the math ran as FP32 or TF32
-        "fp32_kernels_on_tensor_cores_pct": round(100 * float(k.loc[fp32 & is_tf32, "dur"].sum()
-                                                            / max(k.loc[fp32, "dur"].sum(), 1e-9)), 1),
-        "tensor_core_kernel_time_pct": round(100 * float(k.loc[is_tc, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1),
+        "fp32_kernels_on_tensor_cores_pct": round(
+            100 * float(k.loc[fp32 & is_tf32, "dur"].sum() / max(k.loc[fp32, "dur"].sum(), 1e-9)), 1
+        ),
+        "tensor_core_kernel_time_pct": round(
+            100 * float(k.loc[is_tc, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1
+        ),
         "half_gemms_not_multiple_of_8": _misaligned_half_gemms(frame),
     }
     if fp32_pct < cfg.min_fp32_flops_pct:
         if evidence["half_gemms_not_multiple_of_8"]:
-            return [Finding(CODE, KIND, "info",
-                            f"{evidence['half_gemms_not_multiple_of_8']} BF16/FP16 matmuls have dimensions "
-                            "that are not multiples of 8", None, None, evidence,
-                            "Pad hidden sizes, vocabulary and batch*sequence to multiples of 8 (64 is "
-                            "better) so tensor-core kernels run without remainder tiles.")]
+            return [
+                Finding(
+                    CODE,
+                    KIND,
+                    "info",
+                    f"{evidence['half_gemms_not_multiple_of_8']} BF16/FP16 matmuls have dimensions "
+                    "that are not multiples of 8",
+                    None,
+                    None,
+                    evidence,
+                    "Pad hidden sizes, vocabulary and batch*sequence to multiples of 8 (64 is "
+                    "better) so tensor-core kernels run without remainder tiles.",
+                )
+            ]
         return []
     peak = device_peak(frame)
     props = frame.device_props(facts.main_device(frame)) or {}
@@ -128,11 +148,15 @@ def detect(frame: TraceFrame, cfg: Config):
     severity = severity_for_share(share)
     if tf32_share >= 0.5:  # already on tensor cores: a smaller, surer-to-be-overestimated win
         severity = SEVERITIES[max(SEVERITIES.index(severity) - 1, 0)]
-        title = (f"{fp32_pct:.0f}% of FLOPs in FP32 running as TF32; {target.upper()} autocast "
-                 f"could save ~{share:.0f}% of the step")
+        title = (
+            f"{fp32_pct:.0f}% of FLOPs in FP32 running as TF32; {target.upper()} autocast "
+            f"could save ~{share:.0f}% of the step"
+        )
     else:
-        title = (f"{fp32_pct:.0f}% of FLOPs run in plain FP32 (no tensor cores); {target.upper()} "
-                 f"autocast could save ~{share:.0f}% of the step")
+        title = (
+            f"{fp32_pct:.0f}% of FLOPs run in plain FP32 (no tensor cores); {target.upper()} "
+            f"autocast could save ~{share:.0f}% of the step"
+        )
     evidence["target_dtype"] = target
     evidence["target_peak_tflops"] = target_peak
     evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
@@ -143,18 +167,30 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["fp32_memory_bound_us_per_step"] = round(float(mb["dur"].sum()) / n_steps, 1)
     g = frame.gpu_ops
     evidence["slowest_fp32_kernels"] = [
-        {"kernel": str(n)[:100], "us_per_step": round(v / n_steps, 1),
-         "first": when(frame, float(g.loc[k32.index[k32["name"].astype(object) == n], "ts"].min()))}
-        for n, v in k32.groupby(k32["name"].astype(object))["dur"].sum().nlargest(3).items()]
+        {
+            "kernel": str(n)[:100],
+            "us_per_step": round(v / n_steps, 1),
+            "first": when(
+                frame, float(g.loc[k32.index[k32["name"].astype(object) == n], "ts"].min())
+            ),
+        }
+        for n, v in k32.groupby(k32["name"].astype(object))["dur"].sum().nlargest(3).items()
+    ]
     if target == "bf16":
-        fix = ("Run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16) (no GradScaler "
-               "needed).")
+        fix = (
+            "Run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16) (no GradScaler "
+            "needed)."
+        )
         if tf32_share < 0.5:
             fix += " At least allow TF32: torch.set_float32_matmul_precision('high')."
         if layout.any():
-            fix += (" Convert convolutional models and inputs to channels_last "
-                    "(model.to(memory_format=torch.channels_last)) so cuDNN needs no layout conversions.")
+            fix += (
+                " Convert convolutional models and inputs to channels_last "
+                "(model.to(memory_format=torch.channels_last)) so cuDNN needs no layout conversions."
+            )
     else:
-        fix = ("This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
-               "torch.amp.GradScaler to run matmuls on tensor cores.")
+        fix = (
+            "This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
+            "torch.amp.GradScaler to run matmuls on tensor cores."
+        )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

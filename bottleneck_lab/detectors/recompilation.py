@@ -46,7 +46,9 @@ def _shape_changes(frame: TraceFrame, top: int = 3) -> list[dict]:
     for name, by_step in seen.items():
         shapes = list(dict.fromkeys(by_step.values()))
         if len(by_step) > 1 and len(shapes) > 1:
-            out.append({"op": name, "shapes_by_step": {s: d[:80] for s, d in list(by_step.items())[:3]}})
+            out.append(
+                {"op": name, "shapes_by_step": {s: d[:80] for s, d in list(by_step.items())[:3]}}
+            )
     return out[:top]
 
 
@@ -72,11 +74,18 @@ def detect(frame: TraceFrame, cfg: Config):
         "input_shapes_changing_between_steps": changes,
         "largest_gaps": gap_evidence(frame, "recompilation"),
     }
-    cause = (f"input shapes change between steps ({changes[0]['op']})" if changes
-             else "guards failing (see TORCH_LOGS=recompiles)")
-    title = (f"torch.compile recompiles inside the steps: {share:.0f}% of the step the GPU waits "
-             f"for compilation; cause: {cause}")
-    fix = ("Stop the recompiles: pad or bucket inputs to a few fixed shapes, or mark the changing "
-           "dimension dynamic (torch._dynamo.mark_dynamic(x, dim) or torch.compile(dynamic=True)). "
-           "TORCH_LOGS=recompiles names the guard that failed.")
+    cause = (
+        f"input shapes change between steps ({changes[0]['op']})"
+        if changes
+        else "guards failing (see TORCH_LOGS=recompiles)"
+    )
+    title = (
+        f"torch.compile recompiles inside the steps: {share:.0f}% of the step the GPU waits "
+        f"for compilation; cause: {cause}"
+    )
+    fix = (
+        "Stop the recompiles: pad or bucket inputs to a few fixed shapes, or mark the changing "
+        "dimension dynamic (torch._dynamo.mark_dynamic(x, dim) or torch.compile(dynamic=True)). "
+        "TORCH_LOGS=recompiles names the guard that failed."
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

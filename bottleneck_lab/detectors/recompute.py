@@ -38,19 +38,27 @@ REQUIRES = {"cpu_ops"}
 
 @dataclass(frozen=True)
 class Config:
-    near_capacity_pct: float = 90.0  # peak without checkpointing above this share of memory: keep it
+    near_capacity_pct: float = (
+        90.0  # peak without checkpointing above this share of memory: keep it
+    )
 
 
 def detect(frame: TraceFrame, cfg: Config):
     rc = memory.recompute(frame)
     if not rc.present:
         return []
-    gpu_total = sum(s.gpu_us or 0.0 for s in rc.steps) if any(s.gpu_us is not None for s in rc.steps) else None
+    gpu_total = (
+        sum(s.gpu_us or 0.0 for s in rc.steps)
+        if any(s.gpu_us is not None for s in rc.steps)
+        else None
+    )
     host_total = sum(s.host_us for s in rc.steps)
     per_step, share = cost(frame, gpu_total if gpu_total is not None else host_total)
     host_per_step, _ = cost(frame, host_total)
     alloc = rc.per_step("alloc_bytes")
-    saved = None if alloc is None else max(0, int(alloc - (rc.per_step("largest_segment_bytes") or 0)))
+    saved = (
+        None if alloc is None else max(0, int(alloc - (rc.per_step("largest_segment_bytes") or 0)))
+    )
     report = memory.analyze(frame)
     without = None if report is None or saved is None else report.peak_bytes + saved
     without_pct = None if without is None else capacity_pct(report, without)
@@ -71,29 +79,53 @@ def detect(frame: TraceFrame, cfg: Config):
         "peak_allocated_bytes": None if report is None else report.peak_bytes,
         "peak_without_checkpointing_bytes_estimate": without,
         "peak_without_checkpointing_pct_of_capacity": without_pct,
-        "per_step": [{"step": s.step, "ops": s.ops, "host_us": s.host_us, "gpu_us": s.gpu_us,
-                      "rematerialised_bytes": s.alloc_bytes} for s in rc.steps[:8]],
+        "per_step": [
+            {
+                "step": s.step,
+                "ops": s.ops,
+                "host_us": s.host_us,
+                "gpu_us": s.gpu_us,
+                "rematerialised_bytes": s.alloc_bytes,
+            }
+            for s in rc.steps[:8]
+        ],
     }
     flops = "" if rc.flops_per_step is None else f", {rc.flops_per_step / 1e9:.1f} GFLOP"
-    title = (f"Activation checkpointing recomputes forward ops: {per_step / 1000:.2f} ms per step "
-             f"({share:.0f}% of the step{flops})")
+    title = (
+        f"Activation checkpointing recomputes forward ops: {per_step / 1000:.2f} ms per step "
+        f"({share:.0f}% of the step{flops})"
+    )
     if saved is not None:
         title += f", saving about {human(saved)}"
     if fits is False:
         severity = "info"
-        fix = ("Keep checkpointing: without it the peak could reach about "
-               f"{without_pct:.0f}% of device memory. To cut the recompute, use selective "
-               "checkpointing (save matmul outputs, recompute pointwise ops) or checkpoint every "
-               "other block.")
+        fix = (
+            "Keep checkpointing: without it the peak could reach about "
+            f"{without_pct:.0f}% of device memory. To cut the recompute, use selective "
+            "checkpointing (save matmul outputs, recompute pointwise ops) or checkpoint every "
+            "other block."
+        )
     else:
         severity = severity_for_share(share)
         if fits is None:  # cannot tell whether it would fit: do not make it the verdict
             severity = min(severity, "low", key=SEVERITIES.index)
-        room = "" if without_pct is None else (
-            f" (without it the peak would be at most about {without_pct:.0f}% of device memory)")
-        fix = (f"Memory allows less checkpointing{room}: checkpoint fewer blocks or turn it off to "
-               f"save up to {per_step / 1000:.2f} ms per step; or keep it and recompute less with "
-               "selective checkpointing.") if fits else (
-               "If memory allows, checkpoint fewer blocks or turn checkpointing off to save up to "
-               f"{per_step / 1000:.2f} ms per step; otherwise recompute less with selective checkpointing.")
+        room = (
+            ""
+            if without_pct is None
+            else (
+                f" (without it the peak would be at most about {without_pct:.0f}% of device memory)"
+            )
+        )
+        fix = (
+            (
+                f"Memory allows less checkpointing{room}: checkpoint fewer blocks or turn it off to "
+                f"save up to {per_step / 1000:.2f} ms per step; or keep it and recompute less with "
+                "selective checkpointing."
+            )
+            if fits
+            else (
+                "If memory allows, checkpoint fewer blocks or turn checkpointing off to save up to "
+                f"{per_step / 1000:.2f} ms per step; otherwise recompute less with selective checkpointing."
+            )
+        )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

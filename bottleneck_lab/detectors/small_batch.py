@@ -19,8 +19,8 @@ import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
+from ..efficiency import kernel_flops, median_fill, work_fill
 from ..trace import TraceFrame
-from ..efficiency import TILE, kernel_flops, median_fill, work_fill
 from ._common import cost, gap_evidence
 
 CODE = "small-batch"
@@ -41,7 +41,9 @@ def _underfill_us(frame: TraceFrame, sms: int) -> float:
     g = facts.kernels(frame, facts.main_device(frame))
     g = g.loc[g["step"] >= 0]
     grid = g["grid"].to_numpy()
-    unused = np.where(np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0)
+    unused = np.where(
+        np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0
+    )
     wf = work_fill(frame)
     k = kernel_flops(frame)
     if len(wf) and "owner" in k:
@@ -85,22 +87,33 @@ def detect(frame: TraceFrame, cfg: Config):
         "median_achieved_occupancy_pct": round(float(occ.median()), 1) if len(occ) else None,
         "median_kernel_us": round(float(k["dur"].median()), 2),
         "gpu_time_in_kernels_under_10us_pct": round(
-            100 * float(k.loc[k["dur"] < cfg.tiny_kernel_us, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1),
+            100
+            * float(k.loc[k["dur"] < cfg.tiny_kernel_us, "dur"].sum() / max(k["dur"].sum(), 1e-9)),
+            1,
+        ),
         "kernels_per_step": round(len(k) / n_steps, 1),
         "gpu_busy_pct": round(facts.busy_pct(frame, facts.main_device(frame)) or 0.0, 1),
         "host_idle_us_per_step": round(owned_idle / n_steps, 1),
         "launch_bound_idle_us_per_step_also_in_launch_overhead": round(launch_idle / n_steps, 1),
         "unused_sm_time_us_per_step": round(underfill_us / n_steps, 1),
-        "largest_gaps": gap_evidence(frame, "small_batch") or gap_evidence(frame, "launch_overhead"),
+        "largest_gaps": gap_evidence(frame, "small_batch")
+        or gap_evidence(frame, "launch_overhead"),
     }
     severity = severity_for_share(share)
     if fill is None and severity in ("medium", "high"):
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    what = (f"most matrix work fills {min(fill, 1):.0%} of the {sms} SMs" if fill is not None
-            else "kernels under the SM count")
-    title = (f"Batch too small for the GPU: {what}; a batch that fills it would cut time per sample "
-             f"by ~{share:.0f}%")
-    fix = ("Raise the batch size (as far as memory allows) so each kernel has enough work for all "
-           f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
-           "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s.")
+    what = (
+        f"most matrix work fills {min(fill, 1):.0%} of the {sms} SMs"
+        if fill is not None
+        else "kernels under the SM count"
+    )
+    title = (
+        f"Batch too small for the GPU: {what}; a batch that fills it would cut time per sample "
+        f"by ~{share:.0f}%"
+    )
+    fix = (
+        "Raise the batch size (as far as memory allows) so each kernel has enough work for all "
+        f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
+        "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s."
+    )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

@@ -26,9 +26,21 @@ KIND = "sync_stall"
 REQUIRES = {"kernels", "steps", "runtime"}
 
 # Ops whose presence above a sync call names the Python that caused it.
-CAUSE_OPS = ("aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::to", "aten::_to_copy",
-             "aten::copy_", "aten::masked_select", "aten::unique", "aten::is_nonzero", "aten::tolist",
-             "aten::equal", "aten::index", "aten::repeat_interleave")
+CAUSE_OPS = (
+    "aten::item",
+    "aten::_local_scalar_dense",
+    "aten::nonzero",
+    "aten::to",
+    "aten::_to_copy",
+    "aten::copy_",
+    "aten::masked_select",
+    "aten::unique",
+    "aten::is_nonzero",
+    "aten::tolist",
+    "aten::equal",
+    "aten::index",
+    "aten::repeat_interleave",
+)
 
 
 @dataclass(frozen=True)
@@ -61,9 +73,17 @@ def detect(frame: TraceFrame, cfg: Config):
     calls = []
     for s in in_steps.nlargest(cfg.top_calls, "dur").itertuples():
         chain = _op_chain(frame, int(s.op))
-        calls.append({**when(frame, s.ts), "call": str(s.name), "blocked_us": round(s.dur, 1),
-                      "op_chain": chain,
-                      "caused_by": next((c for c in chain if c in CAUSE_OPS), chain[0] if chain else None)})
+        calls.append(
+            {
+                **when(frame, s.ts),
+                "call": str(s.name),
+                "blocked_us": round(s.dur, 1),
+                "op_chain": chain,
+                "caused_by": next(
+                    (c for c in chain if c in CAUSE_OPS), chain[0] if chain else None
+                ),
+            }
+        )
     chains = [tuple(_op_chain(frame, int(o), 2)) for o in in_steps["op"]]
     by_origin: dict[str, int] = {}
     for ch in chains:
@@ -75,14 +95,20 @@ def detect(frame: TraceFrame, cfg: Config):
         "host_blocked_us_per_step": round(float(in_steps["dur"].sum()) / n_steps, 1),
         "gpu_idle_after_sync_us_per_step": per_step,
         "stalls": int(len(stalls)),
-        "median_idle_after_sync_us": round(float(np.median(stalls["dur"])), 1) if len(stalls) else 0.0,
+        "median_idle_after_sync_us": round(float(np.median(stalls["dur"])), 1)
+        if len(stalls)
+        else 0.0,
         "calls_by_origin": dict(sorted(by_origin.items(), key=lambda kv: -kv[1])[:6]),
         "longest_calls": calls,
         "largest_gaps": gap_evidence(frame, "sync_stall"),
     }
-    title = (f"Host-device syncs drain the GPU: {share:.1f}% of the step idle after "
-             f"{len(in_steps) / n_steps:.0f} sync calls per step")
-    fix = ("Remove the host reads named under calls_by_origin: keep metrics as GPU tensors and read "
-           "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
-           "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop.")
+    title = (
+        f"Host-device syncs drain the GPU: {share:.1f}% of the step idle after "
+        f"{len(in_steps) / n_steps:.0f} sync calls per step"
+    )
+    fix = (
+        "Remove the host reads named under calls_by_origin: keep metrics as GPU tensors and read "
+        "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
+        "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

@@ -85,8 +85,14 @@ _DTYPES: dict[str, tuple[str | None, int]] = {
 
 # c10::ScalarType codes, as a ScalarType argument (e.g. _scaled_mm's out_dtype) is recorded.
 _SCALAR_TYPE_CODES: dict[int, tuple[str | None, int]] = {
-    5: ("fp16", 2), 6: ("fp32", 4), 7: ("fp64", 8), 15: ("bf16", 2),
-    23: ("fp8", 1), 24: ("fp8", 1), 25: ("fp8", 1), 26: ("fp8", 1),
+    5: ("fp16", 2),
+    6: ("fp32", 4),
+    7: ("fp64", 8),
+    15: ("bf16", 2),
+    23: ("fp8", 1),
+    24: ("fp8", 1),
+    25: ("fp8", 1),
+    26: ("fp8", 1),
 }
 
 
@@ -146,7 +152,11 @@ class _Args:
 
     def tensors(self, start: int = 0) -> list[_Tensor]:
         """Every tensor from position ``start`` on, TensorList elements included."""
-        return [t for i in range(start, min(len(self.dims), len(self.types))) for t in self.tensor_list(i)]
+        return [
+            t
+            for i in range(start, min(len(self.dims), len(self.types)))
+            for t in self.tensor_list(i)
+        ]
 
     def value(self, i: int, default: Any = None) -> Any:
         parsed = _parse_concrete(self.concrete[i]) if i < len(self.concrete) else None
@@ -157,7 +167,11 @@ class _Args:
         got = self.value(i) if i is not None else None
         if isinstance(got, int):
             got = [got]
-        if not isinstance(got, list) or len(got) not in (1, n) or not all(isinstance(v, int) for v in got):
+        if (
+            not isinstance(got, list)
+            or len(got) not in (1, n)
+            or not all(isinstance(v, int) for v in got)
+        ):
             return [default] * n
         return got * n if len(got) == 1 else got
 
@@ -188,7 +202,9 @@ def _bmm_flops(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return batch * m * n * 2 * k
 
 
-def _gemm_cost(args: _Args, a_idx: int, batched: bool, out_dtype_idx: int | None = None) -> OpCost | None:
+def _gemm_cost(
+    args: _Args, a_idx: int, batched: bool, out_dtype_idx: int | None = None
+) -> OpCost | None:
     a, b = args.tensor(a_idx), args.tensor(a_idx + 1)
     if a is None or b is None:
         return None
@@ -243,7 +259,9 @@ _CONV_SPECS: dict[str, _ConvSpec] = {
 }
 
 
-def _conv_output_shape(args: _Args, x: _Tensor, w: _Tensor, spec: _ConvSpec, transposed: bool) -> list[int]:
+def _conv_output_shape(
+    args: _Args, x: _Tensor, w: _Tensor, spec: _ConvSpec, transposed: bool
+) -> list[int]:
     # Without Concrete Inputs (old traces) the op's defaults apply: stride 1, no padding.
     n = len(x.shape) - 2
     stride = args.ints(spec.stride, n, 1)
@@ -253,11 +271,15 @@ def _conv_output_shape(args: _Args, x: _Tensor, w: _Tensor, spec: _ConvSpec, tra
     kernel = w.shape[2:]
     if transposed:
         out_pad = args.ints(spec.output_padding, n, 0)
-        spatial = [(i - 1) * s - 2 * p + d * (k - 1) + op + 1
-                   for i, s, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, kernel, out_pad)]
+        spatial = [
+            (i - 1) * s - 2 * p + d * (k - 1) + op + 1
+            for i, s, p, d, k, op in zip(x.shape[2:], stride, padding, dilation, kernel, out_pad)
+        ]
         return [x.shape[0], w.shape[1] * groups, *spatial]
-    spatial = [(i + 2 * p - d * (k - 1) - 1) // s + 1
-               for i, s, p, d, k in zip(x.shape[2:], stride, padding, dilation, kernel)]
+    spatial = [
+        (i + 2 * p - d * (k - 1) - 1) // s + 1
+        for i, s, p, d, k in zip(x.shape[2:], stride, padding, dilation, kernel)
+    ]
     return [x.shape[0], w.shape[0], *spatial]
 
 
@@ -308,7 +330,9 @@ def _sdpa_flops(b: float, h_q: float, s_q: float, s_k: float, d_q: float, d_v: f
     return 2 * b * h_q * s_q * s_k * d_q + 2 * b * h_q * s_q * s_k * d_v
 
 
-def _sdpa_backward_flops(b: float, h_q: float, s_q: float, s_k: float, d_q: float, d_v: float) -> float:
+def _sdpa_backward_flops(
+    b: float, h_q: float, s_q: float, s_k: float, d_q: float, d_v: float
+) -> float:
     # recompute scores; grad_scores = dO @ V^T; dV = P^T @ dO; dQ = dS @ K; dK = dS^T @ Q
     return 2 * b * h_q * s_q * s_k * (d_q + d_v + d_v + d_q + d_q)
 
@@ -407,7 +431,9 @@ def _norm_cost(args: _Args, spec: _NormSpec) -> OpCost | None:
         return None
     weight = args.tensor(spec.weight) if spec.weight is not None else None
     affine = weight is not None and weight.numel > 0
-    training = spec.training if isinstance(spec.training, bool) else bool(args.value(spec.training, True))
+    training = (
+        spec.training if isinstance(spec.training, bool) else bool(args.value(spec.training, True))
+    )
     if spec.kind == "batch" and not training:
         per_element = 2 if affine else 1  # eval batch norm folds into one scale and shift
     elif spec.kind == "rms":
@@ -416,7 +442,9 @@ def _norm_cost(args: _Args, spec: _NormSpec) -> OpCost | None:
         per_element = 5 if affine else 4  # mean, variance, normalise (and scale, shift)
     if not spec.backward:
         return OpCost(x.numel * per_element, args.bytes_in() + x.nbytes, x.dtype, "norm")
-    mask = args.value(spec.mask, [True, True, True]) if spec.mask is not None else [True, True, True]
+    mask = (
+        args.value(spec.mask, [True, True, True]) if spec.mask is not None else [True, True, True]
+    )
     written = x.nbytes if mask[0] else 0
     if weight is not None:
         written += weight.nbytes * sum(1 for m in mask[1:] if m)
@@ -428,20 +456,71 @@ def _norm_cost(args: _Args, spec: _NormSpec) -> OpCost | None:
 # FLOPs per output element; 0 marks pure data movement.
 _ELEMENTWISE_FLOPS: dict[str, int] = {
     **dict.fromkeys(
-        ["add", "sub", "rsub", "mul", "div", "neg", "abs", "reciprocal", "sqrt", "rsqrt", "exp",
-         "log", "pow", "sign", "maximum", "minimum", "clamp", "clamp_min", "clamp_max", "where",
-         "masked_fill", "relu", "threshold", "threshold_backward", "gelu", "gelu_backward", "silu",
-         "silu_backward", "sigmoid", "sigmoid_backward", "tanh", "tanh_backward", "hardtanh",
-         "hardtanh_backward", "leaky_relu", "leaky_relu_backward", "elu", "elu_backward",
-         "mish", "softplus", "sin", "cos", "erf"], 1),
+        [
+            "add",
+            "sub",
+            "rsub",
+            "mul",
+            "div",
+            "neg",
+            "abs",
+            "reciprocal",
+            "sqrt",
+            "rsqrt",
+            "exp",
+            "log",
+            "pow",
+            "sign",
+            "maximum",
+            "minimum",
+            "clamp",
+            "clamp_min",
+            "clamp_max",
+            "where",
+            "masked_fill",
+            "relu",
+            "threshold",
+            "threshold_backward",
+            "gelu",
+            "gelu_backward",
+            "silu",
+            "silu_backward",
+            "sigmoid",
+            "sigmoid_backward",
+            "tanh",
+            "tanh_backward",
+            "hardtanh",
+            "hardtanh_backward",
+            "leaky_relu",
+            "leaky_relu_backward",
+            "elu",
+            "elu_backward",
+            "mish",
+            "softplus",
+            "sin",
+            "cos",
+            "erf",
+        ],
+        1,
+    ),
     **dict.fromkeys(["addcmul", "addcdiv", "lerp"], 2),
     **dict.fromkeys(["copy", "fill", "zero"], 0),
 }
 # The output overwrites self without reading it.
 _OVERWRITE = frozenset({"copy", "fill", "zero"})
 # Bytes only: reading the input and writing an output of the same size.
-_SOFTMAX = frozenset({"softmax", "_softmax", "log_softmax", "_log_softmax", "_softmax_backward_data",
-                      "_log_softmax_backward_data", "native_dropout", "native_dropout_backward"})
+_SOFTMAX = frozenset(
+    {
+        "softmax",
+        "_softmax",
+        "log_softmax",
+        "_log_softmax",
+        "_softmax_backward_data",
+        "_log_softmax_backward_data",
+        "native_dropout",
+        "native_dropout_backward",
+    }
+)
 _REDUCTIONS = frozenset({"sum", "mean"})
 
 
@@ -528,7 +607,7 @@ def op_cost(
     (composite wrappers such as aten::linear, non-aten ops, or arguments that make no sense)."""
     if not isinstance(name, str) or not name.startswith("aten::"):
         return None
-    model = _OPS.get(name[len("aten::"):])
+    model = _OPS.get(name[len("aten::") :])
     if model is None:
         return None
     try:
@@ -588,7 +667,12 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
     costs = [op_cost(op[0], op[4], op[5], op[6]) for op in ops]
     for i, op in enumerate(ops):
         cost = costs[i]
-        if len(op) > 7 and op[7] is False and cost is not None and cost.category in COMPUTE_CATEGORIES:
+        if (
+            len(op) > 7
+            and op[7] is False
+            and cost is not None
+            and cost.category in COMPUTE_CATEGORIES
+        ):
             costs[i] = None
     compute = [c is not None and c.category in COMPUTE_CATEGORIES and c.flops > 0 for c in costs]
     has_compute_inside = [False] * len(ops)
@@ -605,7 +689,7 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
         indices.sort(key=lambda i: (starts[i], -ends[i]))
         stack: list[int] = []
 
-        def pop() -> None:
+        def pop(stack: list[int]) -> None:
             child = stack.pop()
             if stack:  # tell the parent what ran inside it
                 parent = stack[-1]
@@ -614,11 +698,11 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
 
         for i in indices:
             while stack and starts[i] >= ends[stack[-1]]:
-                pop()
+                pop(stack)
             inside_compute[i] = bool(stack) and (compute[stack[-1]] or inside_compute[stack[-1]])
             stack.append(i)
         while stack:
-            pop()
+            pop(stack)
 
     counted = []
     for i, cost in enumerate(costs):

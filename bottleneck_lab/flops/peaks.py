@@ -44,8 +44,9 @@ def ridge_point(peak: DevicePeak, dtype: str) -> float | None:
     return tflops * 1e12 / (peak.mem_bw_gbps * 1e9)
 
 
-def override_peak(peak_tflops: float, dtype: str, mem_bw_gbps: float | None = None,
-                  name: str = "user override") -> DevicePeak:
+def override_peak(
+    peak_tflops: float, dtype: str, mem_bw_gbps: float | None = None, name: str = "user override"
+) -> DevicePeak:
     """A peak the user gave on the command line, for a device the table does not know or to
     measure against a different number (e.g. a clock-limited part)."""
     if dtype not in DTYPES:
@@ -61,50 +62,120 @@ def _peak(name: str, bw: float, source: str, **tflops: float) -> DevicePeak:
 
 # --- NVIDIA ------------------------------------------------------------------------------------
 
-_V100_SXM2 = _peak("NVIDIA V100 SXM2", 900, "NVIDIA Tesla V100 datasheet (SXM2)",
-                   fp64=7.8, fp32=15.7, fp16=125)
-_V100_PCIE = _peak("NVIDIA V100 PCIe", 900, "NVIDIA Tesla V100 datasheet (PCIe)",
-                   fp64=7.0, fp32=14.0, fp16=112)
-_V100S_PCIE = _peak("NVIDIA V100S PCIe", 1134, "NVIDIA Tesla V100S datasheet",
-                    fp64=8.2, fp32=16.4, fp16=130)
-_T4 = _peak("NVIDIA T4", 320, "NVIDIA T4 datasheet (FP16/FP32 mixed-precision tensor figure)",
-            fp32=8.1, fp16=65, int8=130)
-_A10 = _peak("NVIDIA A10", 600, "NVIDIA A10 datasheet (sparse figures halved)",
-             fp32=31.2, tf32=62.5, bf16=125, fp16=125, int8=250)
+_V100_SXM2 = _peak(
+    "NVIDIA V100 SXM2", 900, "NVIDIA Tesla V100 datasheet (SXM2)", fp64=7.8, fp32=15.7, fp16=125
+)
+_V100_PCIE = _peak(
+    "NVIDIA V100 PCIe", 900, "NVIDIA Tesla V100 datasheet (PCIe)", fp64=7.0, fp32=14.0, fp16=112
+)
+_V100S_PCIE = _peak(
+    "NVIDIA V100S PCIe", 1134, "NVIDIA Tesla V100S datasheet", fp64=8.2, fp32=16.4, fp16=130
+)
+_T4 = _peak(
+    "NVIDIA T4",
+    320,
+    "NVIDIA T4 datasheet (FP16/FP32 mixed-precision tensor figure)",
+    fp32=8.1,
+    fp16=65,
+    int8=130,
+)
+_A10 = _peak(
+    "NVIDIA A10",
+    600,
+    "NVIDIA A10 datasheet (sparse figures halved)",
+    fp32=31.2,
+    tf32=62.5,
+    bf16=125,
+    fp16=125,
+    int8=250,
+)
 # AWS's A10G runs FP16/BF16 tensor math with FP32 accumulate at half rate (like GeForce GA102).
-_A10G = _peak("NVIDIA A10G", 600, "NVIDIA A10G (AWS G5) specification, dense; no public NVIDIA "
-              "datasheet, figures as tabulated in Baseten's 'NVIDIA A10 vs A10G'",
-              fp32=35, tf32=35, bf16=70, fp16=70, int8=140)
+_A10G = _peak(
+    "NVIDIA A10G",
+    600,
+    "NVIDIA A10G (AWS G5) specification, dense; no public NVIDIA "
+    "datasheet, figures as tabulated in Baseten's 'NVIDIA A10 vs A10G'",
+    fp32=35,
+    tf32=35,
+    bf16=70,
+    fp16=70,
+    int8=140,
+)
 _A100_TENSOR = dict(fp64=19.5, fp32=19.5, tf32=156, bf16=312, fp16=312, int8=624)
 _A100_SRC = "NVIDIA A100 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)"
 _A100_40_SXM = _peak("NVIDIA A100 40GB SXM4", 1555, _A100_SRC, **_A100_TENSOR)
 _A100_80_SXM = _peak("NVIDIA A100 80GB SXM4", 2039, _A100_SRC, **_A100_TENSOR)
 _A100_40_PCIE = _peak("NVIDIA A100 40GB PCIe", 1555, _A100_SRC, **_A100_TENSOR)
 _A100_80_PCIE = _peak("NVIDIA A100 80GB PCIe", 1935, _A100_SRC, **_A100_TENSOR)
-_L4 = _peak("NVIDIA L4", 300, "NVIDIA L4 datasheet (sparse figures halved)",
-            fp32=30.3, tf32=60, bf16=121, fp16=121, fp8=242.5, int8=242.5)
-_L40S = _peak("NVIDIA L40S", 864, "NVIDIA L40S datasheet (dense column)",
-              fp32=91.6, tf32=183, bf16=362.05, fp16=362.05, fp8=733, int8=733)
+_L4 = _peak(
+    "NVIDIA L4",
+    300,
+    "NVIDIA L4 datasheet (sparse figures halved)",
+    fp32=30.3,
+    tf32=60,
+    bf16=121,
+    fp16=121,
+    fp8=242.5,
+    int8=242.5,
+)
+_L40S = _peak(
+    "NVIDIA L40S",
+    864,
+    "NVIDIA L40S datasheet (dense column)",
+    fp32=91.6,
+    tf32=183,
+    bf16=362.05,
+    fp16=362.05,
+    fp8=733,
+    int8=733,
+)
 # H200 has H100's compute with more and faster memory: the two datasheets share these figures.
 _HOPPER_SXM = dict(fp64=67, fp32=67, tf32=494.5, bf16=989.5, fp16=989.5, fp8=1979, int8=1979)
 _HOPPER_NVL = dict(fp64=60, fp32=60, tf32=417.5, bf16=835.5, fp16=835.5, fp8=1670.5, int8=1670.5)
 _H100_SRC = "NVIDIA H100 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)"
 _H100_SXM = _peak("NVIDIA H100 SXM5", 3350, _H100_SRC, **_HOPPER_SXM)
-_H100_PCIE = _peak("NVIDIA H100 PCIe", 2000, _H100_SRC,
-                   fp64=51, fp32=51, tf32=378, bf16=756.5, fp16=756.5, fp8=1513, int8=1513)
+_H100_PCIE = _peak(
+    "NVIDIA H100 PCIe",
+    2000,
+    _H100_SRC,
+    fp64=51,
+    fp32=51,
+    tf32=378,
+    bf16=756.5,
+    fp16=756.5,
+    fp8=1513,
+    int8=1513,
+)
 _H100_NVL = _peak("NVIDIA H100 NVL", 3900, _H100_SRC, **_HOPPER_NVL)
 _H200_SRC = "NVIDIA H200 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)"
 _H200_SXM = _peak("NVIDIA H200 SXM", 4800, _H200_SRC, **_HOPPER_SXM)
 _H200_NVL = _peak("NVIDIA H200 NVL", 4800, _H200_SRC, **_HOPPER_NVL)
-_B200 = _peak("NVIDIA B200", 8000,
-              "NVIDIA HGX B200 datasheet, 8-GPU totals / 8 (sparse figures halved)",
-              fp64=37, fp32=75, tf32=1125, bf16=2250, fp16=2250, fp8=4500, int8=4500)
-_P100_SXM2 = _peak("NVIDIA P100 SXM2", 732, "NVIDIA Tesla P100 datasheet (SXM2)",
-                   fp64=5.3, fp32=10.6, fp16=21.2)
-_P100_PCIE = _peak("NVIDIA P100 PCIe", 732, "NVIDIA Tesla P100 datasheet (PCIe 16GB)",
-                   fp64=4.7, fp32=9.3, fp16=18.7)
-_QUADRO_GP100 = _peak("NVIDIA Quadro GP100", 717, "NVIDIA Quadro GP100 datasheet",
-                      fp64=5.2, fp32=10.3, fp16=20.7)
+_B200 = _peak(
+    "NVIDIA B200",
+    8000,
+    "NVIDIA HGX B200 datasheet, 8-GPU totals / 8 (sparse figures halved)",
+    fp64=37,
+    fp32=75,
+    tf32=1125,
+    bf16=2250,
+    fp16=2250,
+    fp8=4500,
+    int8=4500,
+)
+_P100_SXM2 = _peak(
+    "NVIDIA P100 SXM2", 732, "NVIDIA Tesla P100 datasheet (SXM2)", fp64=5.3, fp32=10.6, fp16=21.2
+)
+_P100_PCIE = _peak(
+    "NVIDIA P100 PCIe",
+    732,
+    "NVIDIA Tesla P100 datasheet (PCIe 16GB)",
+    fp64=4.7,
+    fp32=9.3,
+    fp16=18.7,
+)
+_QUADRO_GP100 = _peak(
+    "NVIDIA Quadro GP100", 717, "NVIDIA Quadro GP100 datasheet", fp64=5.2, fp32=10.3, fp16=20.7
+)
 
 # (regex on the upper-cased name, minimum memory in GiB or 0, peak). First match wins, so a
 # specific variant comes before the family.
@@ -134,17 +205,35 @@ _NVIDIA_TABLE: list[tuple[str, float, DevicePeak]] = [
 
 # --- AMD ---------------------------------------------------------------------------------------
 
-_MI250X_GCD = _peak("AMD Instinct MI250X (one GCD)", 1638.4,
-                    "AMD Instinct MI250X datasheet, package figures / 2 GCDs (matrix cores)",
-                    fp64=47.85, fp32=47.85, bf16=191.5, fp16=191.5, int8=191.5)
-_MI250_GCD = _peak("AMD Instinct MI250 (one GCD) / MI210", 1638.4,
-                   "AMD Instinct MI250 datasheet, package figures / 2 GCDs (matrix cores); "
-                   "MI210 has the same figures",
-                   fp64=45.25, fp32=45.25, bf16=181.05, fp16=181.05, int8=181.05)
+_MI250X_GCD = _peak(
+    "AMD Instinct MI250X (one GCD)",
+    1638.4,
+    "AMD Instinct MI250X datasheet, package figures / 2 GCDs (matrix cores)",
+    fp64=47.85,
+    fp32=47.85,
+    bf16=191.5,
+    fp16=191.5,
+    int8=191.5,
+)
+_MI250_GCD = _peak(
+    "AMD Instinct MI250 (one GCD) / MI210",
+    1638.4,
+    "AMD Instinct MI250 datasheet, package figures / 2 GCDs (matrix cores); "
+    "MI210 has the same figures",
+    fp64=45.25,
+    fp32=45.25,
+    bf16=181.05,
+    fp16=181.05,
+    int8=181.05,
+)
 # MI325X has MI300X's compute with more and faster memory.
 _CDNA3 = dict(fp64=163.4, fp32=163.4, tf32=653.7, bf16=1307.4, fp16=1307.4, fp8=2614.9, int8=2614.9)
-_MI300X = _peak("AMD Instinct MI300X", 5300, "AMD Instinct MI300X datasheet (dense, matrix cores)", **_CDNA3)
-_MI325X = _peak("AMD Instinct MI325X", 6000, "AMD Instinct MI325X datasheet (dense, matrix cores)", **_CDNA3)
+_MI300X = _peak(
+    "AMD Instinct MI300X", 5300, "AMD Instinct MI300X datasheet (dense, matrix cores)", **_CDNA3
+)
+_MI325X = _peak(
+    "AMD Instinct MI325X", 6000, "AMD Instinct MI325X datasheet (dense, matrix cores)", **_CDNA3
+)
 
 _AMD_BY_NAME: list[tuple[str, DevicePeak]] = [
     (r"MI325X", _MI325X),
@@ -165,12 +254,33 @@ _AMD_BY_CUS: list[tuple[int, float, DevicePeak]] = [
 
 # FP32 lanes per SM by compute capability, and the boost clock assumed when props carry none
 # (a typical datacenter part of that architecture).
-_FP32_LANES_PER_SM = {(3, None): 192, (5, None): 128, (6, 0): 64, (6, None): 128, (7, None): 64,
-                      (8, 0): 64, (8, None): 128, (9, None): 128, (10, None): 128,
-                      (11, None): 128, (12, None): 128}
-_DEFAULT_CLOCK_MHZ = {(3, None): 875, (5, None): 1100, (6, None): 1480, (7, 5): 1590,
-                      (7, None): 1530, (8, 0): 1410, (8, 9): 2500, (8, None): 1700,
-                      (9, None): 1980, (10, None): 1965, (11, None): 1600, (12, None): 2400}
+_FP32_LANES_PER_SM = {
+    (3, None): 192,
+    (5, None): 128,
+    (6, 0): 64,
+    (6, None): 128,
+    (7, None): 64,
+    (8, 0): 64,
+    (8, None): 128,
+    (9, None): 128,
+    (10, None): 128,
+    (11, None): 128,
+    (12, None): 128,
+}
+_DEFAULT_CLOCK_MHZ = {
+    (3, None): 875,
+    (5, None): 1100,
+    (6, None): 1480,
+    (7, 5): 1590,
+    (7, None): 1530,
+    (8, 0): 1410,
+    (8, 9): 2500,
+    (8, None): 1700,
+    (9, None): 1980,
+    (10, None): 1965,
+    (11, None): 1600,
+    (12, None): 2400,
+}
 
 
 def _by_capability(table: dict[tuple[int, int | None], int], major: int, minor: int) -> int | None:
@@ -179,7 +289,12 @@ def _by_capability(table: dict[tuple[int, int | None], int], major: int, minor: 
 
 def _theoretical_nvidia(props: dict[str, Any]) -> DevicePeak | None:
     major, minor, sms = props.get("computeMajor"), props.get("computeMinor", 0), props.get("numSms")
-    if not isinstance(major, int) or not isinstance(minor, int) or not isinstance(sms, int) or sms <= 0:
+    if (
+        not isinstance(major, int)
+        or not isinstance(minor, int)
+        or not isinstance(sms, int)
+        or sms <= 0
+    ):
         return None
     lanes = _by_capability(_FP32_LANES_PER_SM, major, minor)
     if lanes is None:
@@ -191,10 +306,16 @@ def _theoretical_nvidia(props: dict[str, Any]) -> DevicePeak | None:
         clock_mhz = _by_capability(_DEFAULT_CLOCK_MHZ, major, minor) or 1500
         clock_note = f"assumed boost clock for sm_{major}{minor}"
     fp32_tflops = sms * lanes * 2 * clock_mhz * 1e6 / 1e12
-    source = (f"theoretical: {sms} SMs x {lanes} FP32 lanes/SM (sm_{major}{minor}) x 2 FLOP/FMA x "
-              f"{clock_mhz:.0f} MHz ({clock_note}); FP32 only, no tensor-core or bandwidth figure")
-    return DevicePeak(str(props.get("name") or f"NVIDIA sm_{major}{minor}"),
-                      {"fp32": round(fp32_tflops, 2)}, None, source)
+    source = (
+        f"theoretical: {sms} SMs x {lanes} FP32 lanes/SM (sm_{major}{minor}) x 2 FLOP/FMA x "
+        f"{clock_mhz:.0f} MHz ({clock_note}); FP32 only, no tensor-core or bandwidth figure"
+    )
+    return DevicePeak(
+        str(props.get("name") or f"NVIDIA sm_{major}{minor}"),
+        {"fp32": round(fp32_tflops, 2)},
+        None,
+        source,
+    )
 
 
 # --- matching ----------------------------------------------------------------------------------

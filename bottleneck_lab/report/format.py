@@ -20,9 +20,16 @@ OWNER_LABELS = {
     "unrecorded_work": "work from before the trace",
 }
 OWNER_COLOURS = {
-    "busy": "#4e79a7", "data_loading": "#e15759", "sync_stall": "#f28e2b",
-    "launch_overhead": "#edc948", "host_bound": "#b07aa1", "small_batch": "#76b7b2",
-    "gpu_idle": "#bab0ac", "memcpy": "#59a14f", "recompilation": "#ff9da7", "unrecorded_work": "#e8e8e8",
+    "busy": "#4e79a7",
+    "data_loading": "#e15759",
+    "sync_stall": "#f28e2b",
+    "launch_overhead": "#edc948",
+    "host_bound": "#b07aa1",
+    "small_batch": "#76b7b2",
+    "gpu_idle": "#bab0ac",
+    "memcpy": "#59a14f",
+    "recompilation": "#ff9da7",
+    "unrecorded_work": "#e8e8e8",
 }
 SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#d68910", "low": "#2e86c1", "info": "#7f8c8d"}
 
@@ -55,8 +62,11 @@ def fmt_value(v: Any) -> str:
 _SKIP_ARG = re.compile(
     r"^(?:-?\d+[a-z]*|true|false|void|bool|char|short|int|long|unsigned|signed|float\d?|double\d?|half\d?|"
     r"size_t|u?int\d+_t|array|BFloat16|Half|Float8\w*|TrivialOffsetCalculator|LoadWithoutCast|"
-    r"StoreWithoutCast|OffsetCalculator)$")
-_NOISE = re.compile(r"\(anonymous namespace\)::|\{lambda\([^{}]*\)#\d+\}|\bconst\b|\bvolatile\b|\bvoid\b")
+    r"StoreWithoutCast|OffsetCalculator)$"
+)
+_NOISE = re.compile(
+    r"\(anonymous namespace\)::|\{lambda\([^{}]*\)#\d+\}|\bconst\b|\bvolatile\b|\bvoid\b"
+)
 
 
 def _split_top(s: str, sep: str = ",") -> list[str]:
@@ -91,8 +101,8 @@ def _head(s: str) -> tuple[str, str | None]:
             depth += s[j] == "<"
             depth -= s[j] == ">"
             if depth == 0:
-                return name, s[cut + 1:j]
-        return name, s[cut + 1:]
+                return name, s[cut + 1 : j]
+        return name, s[cut + 1 :]
     return name, None
 
 
@@ -124,5 +134,5 @@ def short_kernel(name: str, max_len: int = 60) -> str:
         s = f"{base}<{arg}>" if arg else (base or s)
     if len(s) > max_len:
         keep = max_len - 1
-        s = s[: keep - keep // 3] + "…" + s[len(s) - keep // 3:]
+        s = s[: keep - keep // 3] + "…" + s[len(s) - keep // 3 :]
     return s

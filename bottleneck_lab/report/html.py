@@ -11,8 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnosis import Diagnosis, Finding
-from .format import (OWNER_COLOURS, OWNER_LABELS, SEVERITY_COLOURS, fmt_bytes, fmt_us, fmt_value,
-                     short_kernel)
+from .format import (
+    OWNER_COLOURS,
+    OWNER_LABELS,
+    SEVERITY_COLOURS,
+    fmt_bytes,
+    fmt_us,
+    fmt_value,
+    short_kernel,
+)
 from .text import _summary_rows, verdict
 
 CSS = """
@@ -237,12 +244,26 @@ def _environment():
     if _env is None:
         import jinja2
 
-        _env = jinja2.Environment(autoescape=True, trim_blocks=False, lstrip_blocks=False,
-                                  undefined=jinja2.StrictUndefined)
+        _env = jinja2.Environment(
+            autoescape=True,
+            trim_blocks=False,
+            lstrip_blocks=False,
+            undefined=jinja2.StrictUndefined,
+        )
         _env.globals.update(
-            fmt_us=fmt_us, fmt_bytes=fmt_bytes, fmt_ev=_fmt_ev, short_kernel=short_kernel, cell=_cell,
-            judge=_judge, columns=_columns, colours=OWNER_COLOURS, labels=OWNER_LABELS,
-            sev_colours=SEVERITY_COLOURS, phase_colours=PHASE_COLOURS, css=CSS)
+            fmt_us=fmt_us,
+            fmt_bytes=fmt_bytes,
+            fmt_ev=_fmt_ev,
+            short_kernel=short_kernel,
+            cell=_cell,
+            judge=_judge,
+            columns=_columns,
+            colours=OWNER_COLOURS,
+            labels=OWNER_LABELS,
+            sev_colours=SEVERITY_COLOURS,
+            phase_colours=PHASE_COLOURS,
+            css=CSS,
+        )
     return _env.from_string(TEMPLATE)
 
 
@@ -279,17 +300,25 @@ def _judge(row: dict) -> str:
 def _context(d: Diagnosis) -> dict[str, Any]:
     rows, tables = _summary_rows(d, verbose=False)
     x = d.summary.extra
-    return {"d": d, "verdict_text": verdict(d, with_fix=False), "timeline": x.get("timeline"),
-            "memory": x.get("memory_curve") if (x.get("memory_curve") or {}).get("points") else None,
-            "top_kernels": x.get("top_kernels"), "summary_rows": rows, "summary_tables": tables}
+    return {
+        "d": d,
+        "verdict_text": verdict(d, with_fix=False),
+        "timeline": x.get("timeline"),
+        "memory": x.get("memory_curve") if (x.get("memory_curve") or {}).get("points") else None,
+        "top_kernels": x.get("top_kernels"),
+        "summary_rows": rows,
+        "summary_tables": tables,
+    }
 
 
 def _page(body: str, title: str) -> str:
     from html import escape
 
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{escape(title)}</title></head>\n<body>\n{body}\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title></head>\n<body>\n{body}\n</body></html>\n"
+    )
 
 
 def render_html(d: Diagnosis, standalone: bool = True) -> str:

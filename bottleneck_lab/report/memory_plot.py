@@ -22,8 +22,14 @@ def _scale(peak: float) -> tuple[float, str]:
     return 1.0, "B"
 
 
-def plot_memory(frame: TraceFrame, path: str | Path, device_type: int | None = None,
-                device_id: int | None = None, width_in: float = 12.0, height_in: float = 4.5) -> Path | None:
+def plot_memory(
+    frame: TraceFrame,
+    path: str | Path,
+    device_type: int | None = None,
+    device_id: int | None = None,
+    width_in: float = 12.0,
+    height_in: float = 4.5,
+) -> Path | None:
     """Write the memory curve of one device (default: the analysed GPU) as a PNG at `path`.
     Returns the path, or None when the trace has no [memory] events for that device."""
     cv = memory.curve(frame, device_type, device_id)
@@ -44,24 +50,54 @@ def plot_memory(frame: TraceFrame, path: str | Path, device_type: int | None = N
     try:
         for s in report.steps:
             for p in s.phases:
-                ax.axvspan((p.start - t0) / 1000.0, (p.end - t0) / 1000.0, color=PHASE_COLOURS[p.name],
-                           alpha=0.15, linewidth=0)
+                ax.axvspan(
+                    (p.start - t0) / 1000.0,
+                    (p.end - t0) / 1000.0,
+                    color=PHASE_COLOURS[p.name],
+                    alpha=0.15,
+                    linewidth=0,
+                )
         for st in frame.steps.itertuples():
             ax.axvline((st.cpu_ts - t0) / 1000.0, color="0.4", linewidth=0.8, linestyle="--")
-            ax.text((st.cpu_ts - t0) / 1000.0, 1.0, f" {st.name}", transform=ax.get_xaxis_transform(),
-                    fontsize=7, va="top", color="0.3")
+            ax.text(
+                (st.cpu_ts - t0) / 1000.0,
+                1.0,
+                f" {st.name}",
+                transform=ax.get_xaxis_transform(),
+                fontsize=7,
+                va="top",
+                color="0.3",
+            )
         if cv.reserved.max() > 0:
-            ax.plot(x, cv.reserved / factor, drawstyle="steps-post", color="0.55", linewidth=1.0,
-                    label="Total Reserved")
-        ax.plot(x, cv.allocated / factor, drawstyle="steps-post", color="#d62728", linewidth=1.2,
-                label="Total Allocated")
+            ax.plot(
+                x,
+                cv.reserved / factor,
+                drawstyle="steps-post",
+                color="0.55",
+                linewidth=1.0,
+                label="Total Reserved",
+            )
+        ax.plot(
+            x,
+            cv.allocated / factor,
+            drawstyle="steps-post",
+            color="#d62728",
+            linewidth=1.2,
+            label="Total Allocated",
+        )
         for s in report.steps:
             px, py = (s.peak_ts - t0) / 1000.0, s.peak_bytes / factor
             ax.plot([px], [py], marker="v", color="black", markersize=5)
             if s.peak_op:
-                ax.annotate(s.peak_op, (px, py), xytext=(3, 4), textcoords="offset points", fontsize=6)
-        if report.capacity_bytes and report.capacity_bytes <= 1.3 * max(cv.reserved.max(), cv.allocated.max()):
-            ax.axhline(report.capacity_bytes / factor, color="black", linewidth=1.0, label="device memory")
+                ax.annotate(
+                    s.peak_op, (px, py), xytext=(3, 4), textcoords="offset points", fontsize=6
+                )
+        if report.capacity_bytes and report.capacity_bytes <= 1.3 * max(
+            cv.reserved.max(), cv.allocated.max()
+        ):
+            ax.axhline(
+                report.capacity_bytes / factor, color="black", linewidth=1.0, label="device memory"
+            )
         where = f"GPU {cv.device_id}" if cv.device_type == memory.CUDA else "host"
         ax.set_title(f"Memory, {where}: peak allocated {report.peak_bytes / factor:.2f} {unit}")
         ax.set_xlabel("ms from the first step")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 
 class Stages:
@@ -43,8 +43,13 @@ def progress(enabled: bool | None = None, delay_s: float = 1.0, stream=None) -> 
     except ImportError:  # rich is a dependency; a stripped install just runs without the spinner
         yield Stages()
         return
-    bar = Progress(SpinnerColumn(), TextColumn("[progress.description]{task.description}"),
-                   TimeElapsedColumn(), console=Console(file=stream), transient=True)
+    bar = Progress(
+        SpinnerColumn(),
+        TextColumn("[progress.description]{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(file=stream),
+        transient=True,
+    )
     lock = threading.Lock()
     state = {"started": False, "done": False}
 

@@ -16,8 +16,17 @@ from .format import OWNER_LABELS, fmt_bytes, fmt_us, fmt_value, short_kernel
 # Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
 PLOT_DATA = ("timeline", "memory_curve")
 # Summary facts the concise report shows in its own rows or tables.
-SHOWN_APART = ("idle_us_per_step_by_cause", "top_kernels", "nvml", "kernel_efficiency", "roofline",
-               "findings_on_other_ranks", "step_time_us_by_rank", "summary_rank", "kernels_per_step")
+SHOWN_APART = (
+    "idle_us_per_step_by_cause",
+    "top_kernels",
+    "nvml",
+    "kernel_efficiency",
+    "roofline",
+    "findings_on_other_ranks",
+    "step_time_us_by_rank",
+    "summary_rank",
+    "kernels_per_step",
+)
 
 _fmt_us, _fmt_value = fmt_us, fmt_value  # older names, kept for importers
 
@@ -39,19 +48,28 @@ class Style:
 def verdict(d: Diagnosis, with_fix: bool = True) -> str:
     s = d.summary
     if not d.trace.has_gpu:
-        return ("This trace has no GPU activity (CPU-only or captured without CUDA activities), so "
-                "there is no GPU time to explain. Capture with ProfilerActivity.CUDA to diagnose GPU steps.")
-    head = (f"Median step {fmt_us(s.step_time_us)} over {s.steps} step(s); "
-            f"the GPU is busy {s.gpu_busy_pct:.1f}% of it." if s.gpu_busy_pct is not None else "")
+        return (
+            "This trace has no GPU activity (CPU-only or captured without CUDA activities), so "
+            "there is no GPU time to explain. Capture with ProfilerActivity.CUDA to diagnose GPU steps."
+        )
+    head = (
+        f"Median step {fmt_us(s.step_time_us)} over {s.steps} step(s); "
+        f"the GPU is busy {s.gpu_busy_pct:.1f}% of it."
+        if s.gpu_busy_pct is not None
+        else ""
+    )
     overhead = (s.extra or {}).get("profiler_overhead") or {}
     real = overhead.get("step_time_us_without_profiler_est")
     if head and real and s.step_time_us and real < 0.95 * s.step_time_us:
-        head += (f" The profiler slowed the host: about {fmt_us(real)} per step without it, and the "
-                 "shares below are of that.")
+        head += (
+            f" The profiler slowed the host: about {fmt_us(real)} per step without it, and the "
+            "shares below are of that."
+        )
     v = d.verdict
     if v is None:
-        return head + (" No finding of severity medium or high: nothing here stands out as the "
-                       "bottleneck.")
+        return head + (
+            " No finding of severity medium or high: nothing here stands out as the bottleneck."
+        )
     cost = ""
     if v.time_lost_us_per_step is not None and v.share_pct is not None:
         cost = f" It costs about {fmt_us(v.time_lost_us_per_step)} per step ({v.share_pct:.0f}%)."
@@ -60,9 +78,13 @@ def verdict(d: Diagnosis, with_fix: bool = True) -> str:
 
 
 def _wrap(text: str, width: int, indent: str, hang: str | None = None) -> list[str]:
-    return textwrap.wrap(text, width, initial_indent=indent,
-                         subsequent_indent=indent if hang is None else hang,
-                         break_on_hyphens=False) or [indent.rstrip()]
+    return textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent if hang is None else hang,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
 
 
 def _evidence_value(v: Any) -> str:
@@ -86,7 +108,9 @@ def _evidence_lines(f: Finding, width: int) -> list[str]:
         else:
             lines.extend(_wrap(f"{k}: {_evidence_value(v)}", width, "     ", "       "))
     if f.efficiency:
-        lines.extend(_wrap(f"efficiency: {_evidence_value(f.efficiency)}", width, "     ", "       "))
+        lines.extend(
+            _wrap(f"efficiency: {_evidence_value(f.efficiency)}", width, "     ", "       ")
+        )
     return lines
 
 
@@ -107,7 +131,9 @@ def _finding_lines(i: int, f: Finding, width: int, st: Style, verbose: bool) -> 
         lines.append(f"     code: {f.code}")
         lines.extend(_evidence_lines(f, width))
     fix = _wrap(f"fix: {f.fix}", width, "     ", "          ")
-    fix[0] = fix[0].replace("fix:", st("fix:", "bold"), 1)  # styled after wrapping: codes take no columns
+    fix[0] = fix[0].replace(
+        "fix:", st("fix:", "bold"), 1
+    )  # styled after wrapping: codes take no columns
     return lines + fix
 
 
@@ -120,26 +146,42 @@ def _kernel_rows(items: list[dict], width: int) -> list[str]:
         tf = f"{k['tflops']:.1f}" if k.get("tflops") is not None else "-"
         pk = f"{k['pct_of_peak']:.0f}%" if k.get("pct_of_peak") is not None else "-"
         share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
-        out.append(f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
-                   f"{fmt_us(k['us_per_step']):>10}  {share:>6}  {tf:>7}  {pk:>6}"[:width])
+        out.append(
+            f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
+            f"{fmt_us(k['us_per_step']):>10}  {share:>6}  {tf:>7}  {pk:>6}"[:width]
+        )
     return out
 
 
-def _summary_rows(d: Diagnosis, verbose: bool) -> tuple[list[tuple[str, str]], list[tuple[str, list]]]:
+def _summary_rows(
+    d: Diagnosis, verbose: bool
+) -> tuple[list[tuple[str, str]], list[tuple[str, list]]]:
     s = d.summary
     dev = d.trace.device or {}
     rows: list[tuple[str, str]] = [
-        ("trace", d.trace.path), ("ranks", ", ".join(map(str, d.trace.ranks))),
-        ("device", dev.get("name") or "none"), ("events", f"{d.trace.events:,}"),
-        ("steps", str(s.steps)), ("median step time", fmt_us(s.step_time_us)),
+        ("trace", d.trace.path),
+        ("ranks", ", ".join(map(str, d.trace.ranks))),
+        ("device", dev.get("name") or "none"),
+        ("events", f"{d.trace.events:,}"),
+        ("steps", str(s.steps)),
+        ("median step time", fmt_us(s.step_time_us)),
         ("GPU busy", f"{s.gpu_busy_pct:.1f}%" if s.gpu_busy_pct is not None else "n/a"),
     ]
     x = s.extra
     if x.get("idle_us_per_step_by_cause"):
-        idle = dict(sorted(((k, v) for k, v in x["idle_us_per_step_by_cause"].items() if v),
-                           key=lambda kv: -kv[1]))
-        rows.append(("idle per step", ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
-                     or "none"))
+        idle = dict(
+            sorted(
+                ((k, v) for k, v in x["idle_us_per_step_by_cause"].items() if v),
+                key=lambda kv: -kv[1],
+            )
+        )
+        rows.append(
+            (
+                "idle per step",
+                ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
+                or "none",
+            )
+        )
     if x.get("kernels_per_step") is not None:
         rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
@@ -148,8 +190,11 @@ def _summary_rows(d: Diagnosis, verbose: bool) -> tuple[list[tuple[str, str]], l
         rows.append(("achieved", f"{s.achieved_tflops:.1f} TFLOP/s"))
     if s.mfu_pct is not None:
         nvml = x.get("nvml") or {}
-        beside = (f"; NVML says the GPU was busy {nvml['gpu_busy_pct']:.0f}% of the time"
-                  if nvml.get("gpu_busy_pct") is not None else "")
+        beside = (
+            f"; NVML says the GPU was busy {nvml['gpu_busy_pct']:.0f}% of the time"
+            if nvml.get("gpu_busy_pct") is not None
+            else ""
+        )
         rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s{beside}"))
         rows.append(("peak source", s.peak_source or "n/a"))
     if s.peak_memory_bytes is not None:
@@ -157,14 +202,25 @@ def _summary_rows(d: Diagnosis, verbose: bool) -> tuple[list[tuple[str, str]], l
     if "summary_rank" in x:
         rows.append(("summary rank", f"{x['summary_rank']} (the slowest; it sets the job's pace)"))
     if x.get("step_time_us_by_rank"):
-        rows.append(("step time by rank", ", ".join(f"{r}: {fmt_us(v)}" for r, v in x["step_time_us_by_rank"].items())))
+        rows.append(
+            (
+                "step time by rank",
+                ", ".join(f"{r}: {fmt_us(v)}" for r, v in x["step_time_us_by_rank"].items()),
+            )
+        )
     tables: list[tuple[str, list]] = []
     if x.get("findings_on_other_ranks"):
         tables.append(("findings on other ranks", x["findings_on_other_ranks"]))
     if verbose:
         for k, v in x.items():
-            if k in PLOT_DATA or k in ("idle_us_per_step_by_cause", "kernels_per_step", "top_kernels",
-                                       "summary_rank", "step_time_us_by_rank", "findings_on_other_ranks"):
+            if k in PLOT_DATA or k in (
+                "idle_us_per_step_by_cause",
+                "kernels_per_step",
+                "top_kernels",
+                "summary_rank",
+                "step_time_us_by_rank",
+                "findings_on_other_ranks",
+            ):
                 continue
             if isinstance(v, list) and v and isinstance(v[0], dict):
                 tables.append((k.replace("_", " "), v))
@@ -193,7 +249,9 @@ def render_text(d: Diagnosis, width: int = 100, verbose: bool = False, color: bo
     out.append("")
     if d.findings:
         out.append(st(f"Findings ({len(d.findings)}), most costly first", "bold"))
-        out.append(st(f"    {'sev.':<6} {'kind':<17} {'lost/step':>9} {'share':>6}  finding", "dim"))
+        out.append(
+            st(f"    {'sev.':<6} {'kind':<17} {'lost/step':>9} {'share':>6}  finding", "dim")
+        )
         for i, f in enumerate(d.findings, 1):
             if verbose and i > 1:
                 out.append("")
@@ -219,7 +277,12 @@ def render_text(d: Diagnosis, width: int = 100, verbose: bool = False, color: bo
         for w in d.trace.warnings:
             out.extend(_wrap(w, width, "  ", "    "))
     if not verbose and any(f.evidence for f in d.findings):
-        out += ["", st("(--verbose shows each finding's evidence; --format html draws the timeline)", "dim")]
+        out += [
+            "",
+            st(
+                "(--verbose shows each finding's evidence; --format html draws the timeline)", "dim"
+            ),
+        ]
     if d.hta is not None:
         from ..hta_bridge import render_hta_text
 
@@ -231,7 +294,9 @@ def render_markdown(d: Diagnosis) -> str:
     out = ["# bottleneck-lab diagnosis", "", verdict(d), ""]
     for i, f in enumerate(d.findings, 1):
         out.append(f"## {i}. {f.title}")
-        out.append(f"*{f.severity}* · `{f.kind}` · `{f.code}` · lost {fmt_us(f.time_lost_us_per_step)}/step")
+        out.append(
+            f"*{f.severity}* · `{f.kind}` · `{f.code}` · lost {fmt_us(f.time_lost_us_per_step)}/step"
+        )
         out.append("")
         for k, v in f.evidence.items():
             out.append(f"- **{k}**: {fmt_value(v)}")
@@ -240,6 +305,12 @@ def render_markdown(d: Diagnosis) -> str:
     if d.hta is not None:
         from ..hta_bridge import render_hta_text
 
-        out += ["## Holistic Trace Analysis (HTA), for comparison", "", "```text",
-                render_hta_text(d.hta).rstrip("\n"), "```", ""]
+        out += [
+            "## Holistic Trace Analysis (HTA), for comparison",
+            "",
+            "```text",
+            render_hta_text(d.hta).rstrip("\n"),
+            "```",
+            "",
+        ]
     return "\n".join(out)

@@ -32,18 +32,18 @@ COPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoA|AtoD)\b")
 class TraceFrame:
     path: str
     rank: int
-    gpu_ops: pd.DataFrame      # kernels, memcpy, memset
-    runtime: pd.DataFrame      # CUDA/HIP runtime and driver calls
-    cpu_ops: pd.DataFrame      # aten ops and other cpu_op events
+    gpu_ops: pd.DataFrame  # kernels, memcpy, memset
+    runtime: pd.DataFrame  # CUDA/HIP runtime and driver calls
+    cpu_ops: pd.DataFrame  # aten ops and other cpu_op events
     annotations: pd.DataFrame  # ProfilerStep, DataLoader, Optimizer.step, record_function ranges
-    memory: pd.DataFrame       # [memory] instant events
-    python: pd.DataFrame       # python_function events (with_stack=True)
-    gpu_syncs: pd.DataFrame    # cuda_sync events: GPU-side view of synchronisations
-    steps: pd.DataFrame        # one row per step: step, name, ts, cpu_end, end, dur
+    memory: pd.DataFrame  # [memory] instant events
+    python: pd.DataFrame  # python_function events (with_stack=True)
+    gpu_syncs: pd.DataFrame  # cuda_sync events: GPU-side view of synchronisations
+    steps: pd.DataFrame  # one row per step: step, name, ts, cpu_end, end, dur
     device_properties: list[dict]
     metadata: dict[str, Any]
     distributed_info: dict
-    events: int                # rows kept across all tables
+    events: int  # rows kept across all tables
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -60,7 +60,9 @@ class TraceFrame:
         """GPU device ids that ran work, busiest first."""
         if not self.has_gpu:
             return []
-        busy = self.gpu_ops.groupby("device", observed=True)["dur"].sum().sort_values(ascending=False)
+        busy = (
+            self.gpu_ops.groupby("device", observed=True)["dur"].sum().sort_values(ascending=False)
+        )
         return [int(d) for d in busy.index]
 
     def device_props(self, device: int) -> dict | None:
@@ -108,21 +110,28 @@ def _ids(values: np.ndarray) -> np.ndarray:
 def _base_table(cols: dict[str, np.ndarray], names: pd.CategoricalDtype) -> pd.DataFrame:
     ts = cols["ts"]
     ok = np.isfinite(ts)
-    df = pd.DataFrame({
-        "ts": ts[ok],
-        "dur": cols["dur"][ok],
-        "end": ts[ok] + cols["dur"][ok],
-        "name": _categorical(cols["name"][ok], names),
-        "pid": cols["pid"][ok],
-        "tid": cols["tid"][ok],
-    })
+    df = pd.DataFrame(
+        {
+            "ts": ts[ok],
+            "dur": cols["dur"][ok],
+            "end": ts[ok] + cols["dur"][ok],
+            "name": _categorical(cols["name"][ok], names),
+            "pid": cols["pid"][ok],
+            "tid": cols["tid"][ok],
+        }
+    )
     df.attrs["rows"] = ok
     return df
 
 
-def _table(tables: dict, kinds: tuple[int, ...], names: pd.CategoricalDtype,
-           id_cols: tuple[str, ...] = (), float_cols: tuple[str, ...] = (),
-           object_cols: tuple[str, ...] = ()) -> pd.DataFrame:
+def _table(
+    tables: dict,
+    kinds: tuple[int, ...],
+    names: pd.CategoricalDtype,
+    id_cols: tuple[str, ...] = (),
+    float_cols: tuple[str, ...] = (),
+    object_cols: tuple[str, ...] = (),
+) -> pd.DataFrame:
     """Concatenate the decoded columns of some row kinds into one DataFrame sorted by time."""
     present_kinds = [k for k in kinds if k in tables]
     present = [tables[k] for k in present_kinds]
@@ -131,14 +140,19 @@ def _table(tables: dict, kinds: tuple[int, ...], names: pd.CategoricalDtype,
     def col(name: str, fill: Any, dtype: Any) -> np.ndarray:
         if not present:
             return np.empty(0, dtype=dtype)
-        return np.concatenate([t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype)
-                               for t in present])
+        return np.concatenate(
+            [t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype) for t in present]
+        )
 
     cols = {c: col(c, np.nan, np.float64) for c in ("ts", "dur")}
     cols["name"] = col("name", 0, np.int32)
     cols["pid"] = col("pid", -1, np.int64)
     cols["tid"] = col("tid", -1, np.int64)
-    kind = np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(present_kinds, present)]) if n else np.empty(0, np.int8)
+    kind = (
+        np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(present_kinds, present)])
+        if n
+        else np.empty(0, np.int8)
+    )
     df = _base_table(cols, names)
     ok = df.attrs.pop("rows")
     df["kind_code"] = kind[ok]
@@ -159,17 +173,37 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     if raw.dropped_events:
         warnings.append(f"{raw.dropped_events} unreadable events skipped")
 
-    gpu = _table(t, (D.KERNEL, D.MEMCPY, D.MEMSET), names,
-                 id_cols=("correlation", "external_id", "device", "stream"),
-                 float_cols=("grid", "block", "occupancy_pct", "bytes"))
-    runtime = _table(t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"),
-                     float_cols=("grid", "block"))
-    cpu = _table(t, (D.CPU_OP,), names, id_cols=("external_id", "seq"),
-                 object_cols=("input_dims", "input_type", "concrete_inputs"))
+    gpu = _table(
+        t,
+        (D.KERNEL, D.MEMCPY, D.MEMSET),
+        names,
+        id_cols=("correlation", "external_id", "device", "stream"),
+        float_cols=("grid", "block", "occupancy_pct", "bytes"),
+    )
+    runtime = _table(
+        t, (D.RUNTIME,), names, id_cols=("correlation", "external_id"), float_cols=("grid", "block")
+    )
+    cpu = _table(
+        t,
+        (D.CPU_OP,),
+        names,
+        id_cols=("external_id", "seq"),
+        object_cols=("input_dims", "input_type", "concrete_inputs"),
+    )
     ann = _table(t, (D.ANNOTATION, D.GPU_ANNOTATION), names, id_cols=("external_id",))
-    memory = _table(t, (D.MEMORY,), names,
-                    float_cols=("total_allocated", "total_reserved", "alloc_bytes", "addr",
-                                "device_id", "device_type"))
+    memory = _table(
+        t,
+        (D.MEMORY,),
+        names,
+        float_cols=(
+            "total_allocated",
+            "total_reserved",
+            "alloc_bytes",
+            "addr",
+            "device_id",
+            "device_type",
+        ),
+    )
     python = _table(t, (D.PYTHON,), names)
     syncs = _table(t, (D.SYNC,), names, id_cols=("correlation", "device", "stream"))
 
@@ -178,7 +212,9 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     if is_step.any():
         moved = cpu.loc[is_step, ["ts", "dur", "end", "name", "pid", "tid", "external_id"]]
         moved["kind_code"] = D.ANNOTATION
-        ann = pd.concat([ann, moved], ignore_index=True).sort_values("ts", kind="stable", ignore_index=True)
+        ann = pd.concat([ann, moved], ignore_index=True).sort_values(
+            "ts", kind="stable", ignore_index=True
+        )
         cpu = cpu.loc[~is_step].reset_index(drop=True)
     memory = memory.loc[memory["name"] == "[memory]"].reset_index(drop=True)
 
@@ -187,11 +223,13 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     gpu["stream"] = np.where(gpu["stream"] >= 0, gpu["stream"], gpu["tid"])
     gpu["kind"] = pd.Categorical.from_codes(
         np.select([gpu["kind_code"] == D.KERNEL, gpu["kind_code"] == D.MEMCPY], [0, 1], 2),
-        categories=["kernel", "memcpy", "memset"])
+        categories=["kernel", "memcpy", "memset"],
+    )
     _add_copy_columns(gpu)
     ann["on_gpu"] = ann["kind_code"] == D.GPU_ANNOTATION
     gpu, runtime, cpu, ann, memory, python, syncs = (
-        df.drop(columns="kind_code") for df in (gpu, runtime, cpu, ann, memory, python, syncs))
+        df.drop(columns="kind_code") for df in (gpu, runtime, cpu, ann, memory, python, syncs)
+    )
 
     _nest(cpu)
     runtime["op"] = _link_ops(runtime, cpu)
@@ -212,10 +250,21 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
     if not events:
         warnings.append("trace has no timed events")
     return TraceFrame(
-        path=raw.path, rank=rank, gpu_ops=gpu, runtime=runtime, cpu_ops=cpu, annotations=ann,
-        memory=memory, python=python, gpu_syncs=syncs, steps=steps,
-        device_properties=raw.device_properties, metadata=raw.metadata,
-        distributed_info=raw.distributed_info, events=events, warnings=warnings,
+        path=raw.path,
+        rank=rank,
+        gpu_ops=gpu,
+        runtime=runtime,
+        cpu_ops=cpu,
+        annotations=ann,
+        memory=memory,
+        python=python,
+        gpu_syncs=syncs,
+        steps=steps,
+        device_properties=raw.device_properties,
+        metadata=raw.metadata,
+        distributed_info=raw.distributed_info,
+        events=events,
+        warnings=warnings,
     )
 
 
@@ -264,7 +313,11 @@ def _step_names(names: pd.CategoricalDtype) -> list[str]:
 def _add_copy_columns(gpu: pd.DataFrame) -> None:
     """Copy direction and pageable/pinned host memory, read from the memcpy's name."""
     cats = gpu["name"].cat.categories
-    direction = {n: (m.group(1) if (m := COPY_KIND.search(n)) else "") for n in cats if n.startswith("Memcpy")}
+    direction = {
+        n: (m.group(1) if (m := COPY_KIND.search(n)) else "")
+        for n in cats
+        if n.startswith("Memcpy")
+    }
     is_copy = gpu["kind"] == "memcpy"
     kinds = np.array([direction.get(c, "") for c in cats] + [""], dtype=object)
     codes = gpu["name"].cat.codes.to_numpy()
@@ -319,7 +372,9 @@ def _nest(cpu: pd.DataFrame) -> None:
     cpu["depth"] = depth
 
 
-def _innermost_enclosing(cpu: pd.DataFrame, pid: np.ndarray, tid: np.ndarray, ts: np.ndarray) -> np.ndarray:
+def _innermost_enclosing(
+    cpu: pd.DataFrame, pid: np.ndarray, tid: np.ndarray, ts: np.ndarray
+) -> np.ndarray:
     """Row of the innermost cpu_op on the same thread that encloses each time point (-1 if none)."""
     out = np.full(len(ts), -1, dtype=np.int64)
     if not len(cpu) or not len(ts):
@@ -338,7 +393,9 @@ def _innermost_enclosing(cpu: pd.DataFrame, pid: np.ndarray, tid: np.ndarray, ts
     parent = cpu["parent"].to_numpy()
     # Walk up from the last op that started before the point until one still runs at it.
     for _ in range(int(cpu["depth"].max()) + 2 if len(cpu) else 0):
-        bad = (cand >= 0) & ((c_thread[np.maximum(cand, 0)] != q_thread) | (cend[np.maximum(cand, 0)] < ts))
+        bad = (cand >= 0) & (
+            (c_thread[np.maximum(cand, 0)] != q_thread) | (cend[np.maximum(cand, 0)] < ts)
+        )
         if not bad.any():
             break
         cand = np.where(bad, parent[np.maximum(cand, 0)], cand)
@@ -362,13 +419,21 @@ def _link_ops(runtime: pd.DataFrame, cpu: pd.DataFrame) -> np.ndarray:
     # The id must point at an op on the same thread that encloses the call; else use nesting.
     rts = runtime["ts"].to_numpy()
     okrow = np.maximum(op, 0)
-    agrees = (op >= 0) & (cpu["tid"].to_numpy()[okrow] == runtime["tid"].to_numpy()) \
-        & (cpu["ts"].to_numpy()[okrow] <= rts + 1.0) & (cpu["end"].to_numpy()[okrow] >= rts - 1.0)
+    agrees = (
+        (op >= 0)
+        & (cpu["tid"].to_numpy()[okrow] == runtime["tid"].to_numpy())
+        & (cpu["ts"].to_numpy()[okrow] <= rts + 1.0)
+        & (cpu["end"].to_numpy()[okrow] >= rts - 1.0)
+    )
     op = np.where(agrees, op, -1)
     missing = np.flatnonzero(op < 0)
     if len(missing):
         op[missing] = _innermost_enclosing(
-            cpu, runtime["pid"].to_numpy()[missing], runtime["tid"].to_numpy()[missing], rts[missing])
+            cpu,
+            runtime["pid"].to_numpy()[missing],
+            runtime["tid"].to_numpy()[missing],
+            rts[missing],
+        )
     return op
 
 
@@ -383,8 +448,14 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
     return np.where(gpu["correlation"].to_numpy() >= 0, _follow(hit, rows), -1)
 
 
-def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.DataFrame,
-           memory: pd.DataFrame, python: pd.DataFrame) -> pd.DataFrame:
+def _steps(
+    ann: pd.DataFrame,
+    gpu: pd.DataFrame,
+    runtime: pd.DataFrame,
+    cpu: pd.DataFrame,
+    memory: pd.DataFrame,
+    python: pd.DataFrame,
+) -> pd.DataFrame:
     """Steps from ProfilerStep spans, as back-to-back windows on the timeline.
 
     A step ends when both its CPU span and the GPU work it launched have ended. The next step's
@@ -400,7 +471,8 @@ def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.
         # The same step can appear twice (cpu_op and annotation); keep the longest span.
         marked = marked.sort_values("dur", ascending=False).drop_duplicates("step")
         steps = marked.sort_values("ts")[["step", "name", "ts", "end"]].rename(
-            columns={"ts": "cpu_ts", "end": "cpu_end"})
+            columns={"ts": "cpu_ts", "end": "cpu_end"}
+        )
         steps["name"] = steps["name"].astype(object)
         steps["marked"] = True
     else:
@@ -408,9 +480,18 @@ def _steps(ann: pd.DataFrame, gpu: pd.DataFrame, runtime: pd.DataFrame, cpu: pd.
         starts = [df["ts"].min() for df in tables if len(df)]
         ends = [df["end"].max() for df in tables if len(df)]
         if not starts:
-            return pd.DataFrame({c: [] for c in ("step", "name", "cpu_ts", "cpu_end", "ts", "end", "dur", "marked")})
-        steps = pd.DataFrame({"step": [0], "name": ["whole trace"], "cpu_ts": [min(starts)],
-                              "cpu_end": [max(ends)], "marked": [False]})
+            return pd.DataFrame(
+                {c: [] for c in ("step", "name", "cpu_ts", "cpu_end", "ts", "end", "dur", "marked")}
+            )
+        steps = pd.DataFrame(
+            {
+                "step": [0],
+                "name": ["whole trace"],
+                "cpu_ts": [min(starts)],
+                "cpu_end": [max(ends)],
+                "marked": [False],
+            }
+        )
     steps = steps.reset_index(drop=True)
     end = steps["cpu_end"].to_numpy().copy()
     if len(gpu) and steps["marked"].iloc[0]:

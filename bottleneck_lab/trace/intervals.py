@@ -21,7 +21,9 @@ def union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return s[block_starts], running_end[block_ends]
 
 
-def clip(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+def clip(
+    starts: np.ndarray, ends: np.ndarray, lo: float, hi: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Disjoint intervals cut to [lo, hi]; empty pieces dropped."""
     s, e = np.maximum(starts, lo), np.minimum(ends, hi)
     keep = e > s
@@ -32,7 +34,9 @@ def total(starts: np.ndarray, ends: np.ndarray) -> float:
     return float(np.sum(ends - starts)) if len(starts) else 0.0
 
 
-def gaps(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+def gaps(
+    starts: np.ndarray, ends: np.ndarray, lo: float, hi: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The complement of disjoint sorted intervals inside [lo, hi]."""
     s, e = clip(starts, ends, lo, hi)
     gap_s = np.concatenate(([lo], e))
@@ -41,7 +45,9 @@ def gaps(starts: np.ndarray, ends: np.ndarray, lo: float, hi: float) -> tuple[np
     return gap_s[keep], gap_e[keep]
 
 
-def overlap_with(starts: np.ndarray, ends: np.ndarray, qs: np.ndarray, qe: np.ndarray) -> np.ndarray:
+def overlap_with(
+    starts: np.ndarray, ends: np.ndarray, qs: np.ndarray, qe: np.ndarray
+) -> np.ndarray:
     """For each query [qs, qe), the time it shares with the disjoint sorted intervals."""
     if len(starts) == 0 or len(qs) == 0:
         return np.zeros(len(qs))

@@ -55,8 +55,10 @@ def load_trace(path: str | Path) -> list[TraceFrame]:
     ranks = [fr.rank for fr in frames]
     shared = sorted({r for r in ranks if ranks.count(r) > 1})
     if shared:  # e.g. several runs of one process saved by tensorboard_trace_handler
-        skipped.append(f"several files claim rank {', '.join(map(str, shared))}: each is analysed as "
-                       "its own trace; analyse one file at a time to compare runs")
+        skipped.append(
+            f"several files claim rank {', '.join(map(str, shared))}: each is analysed as "
+            "its own trace; analyse one file at a time to compare runs"
+        )
     for fr in frames:
         fr.warnings.extend(skipped)
     return frames

@@ -10,23 +10,54 @@ import sys
 from pathlib import Path
 
 import pytest
+from tracegen import TraceBuilder, training_trace
 
 from bottleneck_lab import __version__
 from bottleneck_lab.cli import main
-from tracegen import TraceBuilder, training_trace
 
 REPO = Path(__file__).resolve().parents[2]
 
 # The contract (DESIGN.md, schema bottleneck-lab/diagnosis/1): keys may be added, never renamed.
 SCHEMA = "bottleneck-lab/diagnosis/1"
 TRACE_KEYS = {"path", "ranks", "device", "has_gpu", "events"}
-SUMMARY_KEYS = {"steps", "step_time_us", "gpu_busy_pct", "flops_per_step", "achieved_tflops",
-                "peak_tflops", "peak_source", "mfu_pct", "peak_memory_bytes"}
-FINDING_KEYS = {"code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct",
-                "evidence", "fix", "efficiency"}
+SUMMARY_KEYS = {
+    "steps",
+    "step_time_us",
+    "gpu_busy_pct",
+    "flops_per_step",
+    "achieved_tflops",
+    "peak_tflops",
+    "peak_source",
+    "mfu_pct",
+    "peak_memory_bytes",
+}
+FINDING_KEYS = {
+    "code",
+    "kind",
+    "severity",
+    "title",
+    "time_lost_us_per_step",
+    "share_pct",
+    "evidence",
+    "fix",
+    "efficiency",
+}
 SEVERITIES = {"info", "low", "medium", "high"}
-KINDS = {"fusion", "data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
-         "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication"}
+KINDS = {
+    "fusion",
+    "data_loading",
+    "host_bound",
+    "gpu_idle",
+    "small_batch",
+    "launch_overhead",
+    "sync_stall",
+    "precision",
+    "memcpy",
+    "activation_memory",
+    "recompute",
+    "memory_capacity",
+    "communication",
+}
 
 
 def run_cli(*args: str | Path, code: str | None = None) -> subprocess.CompletedProcess:
@@ -34,8 +65,9 @@ def run_cli(*args: str | Path, code: str | None = None) -> subprocess.CompletedP
     env = {k: v for k, v in os.environ.items() if k != "BOTTLENECK_LAB_DEBUG"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)
     cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "bottleneck_lab"]
-    return subprocess.run([*cmd, *map(str, args)], capture_output=True, text=True, env=env,
-                          timeout=120, cwd=REPO)
+    return subprocess.run(
+        [*cmd, *map(str, args)], capture_output=True, text=True, env=env, timeout=120, cwd=REPO
+    )
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess, names: str | Path) -> None:
@@ -50,7 +82,9 @@ def assert_diagnosis_json(doc: dict) -> None:
     assert doc["schema"] == SCHEMA
     assert TRACE_KEYS <= doc["trace"].keys()
     assert SUMMARY_KEYS <= doc["summary"].keys()
-    assert isinstance(doc["trace"]["ranks"], list) and all(type(r) is int for r in doc["trace"]["ranks"])
+    assert isinstance(doc["trace"]["ranks"], list) and all(
+        type(r) is int for r in doc["trace"]["ranks"]
+    )
     assert isinstance(doc["trace"]["has_gpu"], bool) and type(doc["trace"]["events"]) is int
     device = doc["trace"]["device"]
     assert device is None or "name" in device
@@ -127,7 +161,10 @@ def test_cpu_only_trace(tmp_path):
     b.step(1, 0, 100)
     b.cpu_op("aten::add", 10, 20)
     out = tmp_path / "d.json"
-    assert main(["analyze", str(b.write(tmp_path / "cpu.json")), "--format", "json", "-o", str(out)]) == 0
+    assert (
+        main(["analyze", str(b.write(tmp_path / "cpu.json")), "--format", "json", "-o", str(out)])
+        == 0
+    )
     doc = json.loads(out.read_text())
     assert_diagnosis_json(doc)
     assert doc["trace"]["has_gpu"] is False and doc["trace"]["device"] is None
@@ -173,9 +210,11 @@ def test_analysing_a_trace_does_not_import_torch(trace_file, tmp_path):
 
 
 def test_help_works_and_stays_light():
-    code = ("import sys\nfrom bottleneck_lab.cli import main\ntry:\n    main(['--help'])\n"
-            "except SystemExit as e:\n    assert e.code == 0\n"
-            "print('heavy:', sorted(m for m in ('pandas', 'numpy', 'torch') if m in sys.modules))")
+    code = (
+        "import sys\nfrom bottleneck_lab.cli import main\ntry:\n    main(['--help'])\n"
+        "except SystemExit as e:\n    assert e.code == 0\n"
+        "print('heavy:', sorted(m for m in ('pandas', 'numpy', 'torch') if m in sys.modules))"
+    )
     light = run_cli(code=code)
     assert light.returncode == 0 and "heavy: []" in light.stdout
     proc = run_cli("--help")

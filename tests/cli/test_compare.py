@@ -29,8 +29,13 @@ def test_checkpointing_pair_reports_memory_saved_against_the_measured_peaks(tmp_
     assert doc["schema"] == "bottleneck-lab/compare/1"
     ckpt = doc["checkpointing"]
     assert ckpt["checkpointed"] == "after"
-    metas = [json.loads(Path(p.replace(".json.gz", ".meta.json")).read_text()) for p in (bad, fixed)]
-    measured = metas[0]["max_memory_allocated_profiled_bytes"] - metas[1]["max_memory_allocated_profiled_bytes"]
+    metas = [
+        json.loads(Path(p.replace(".json.gz", ".meta.json")).read_text()) for p in (bad, fixed)
+    ]
+    measured = (
+        metas[0]["max_memory_allocated_profiled_bytes"]
+        - metas[1]["max_memory_allocated_profiled_bytes"]
+    )
     assert ckpt["saved_bytes"] == pytest.approx(measured, rel=0.02)
     assert ckpt["recompute_us_per_step"] > 0
     assert [n["code"] for n in doc["new"]] == ["recompute"]
@@ -41,12 +46,26 @@ def test_sync_pair_shows_the_stall_gone_and_a_faster_step(capsys):
     assert main(["compare", bad, fixed]) == 0
     text = capsys.readouterr().out
     assert "sync-stall" in text.split("gone after:")[1].split("New after")[0]
-    rows = {line.split("  ")[1].strip(): line for line in text.splitlines() if "median step time" in line}
+    rows = {
+        line.split("  ")[1].strip(): line
+        for line in text.splitlines()
+        if "median step time" in line
+    }
     assert rows
 
 
 def test_missing_trace_is_one_line_and_exit_2(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "bottleneck_lab", "compare", str(tmp_path / "nope.json"),
-                        str(tmp_path / "nope2.json")], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bottleneck_lab",
+            "compare",
+            str(tmp_path / "nope.json"),
+            str(tmp_path / "nope2.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "nope.json" in r.stderr and "Traceback" not in r.stderr

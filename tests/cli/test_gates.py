@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tracegen import TraceBuilder
 
 from bottleneck_lab.cli import EXIT_GATE, main
-from tracegen import TraceBuilder
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 
@@ -29,13 +29,18 @@ def severities(path: str, tmp_path: Path) -> set[str]:
     return {f["severity"] for f in json.loads(out.read_text())["findings"]}
 
 
-@pytest.mark.parametrize(("demo", "variant", "fail_on", "rc"), [
-    ("sync", "bad", "high", 3),                # sync-stall is high
-    ("precision", "fixed", "medium", 0),       # its worst findings are low
-    ("precision", "fixed", "low", 3),
-    ("launch_overhead", "fixed", "medium", 0), # its worst finding is low (gpu_idle 3%)
-])
-def test_fail_on_exits_3_only_at_or_above_the_severity(demo, variant, fail_on, rc, tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("demo", "variant", "fail_on", "rc"),
+    [
+        ("sync", "bad", "high", 3),  # sync-stall is high
+        ("precision", "fixed", "medium", 0),  # its worst findings are low
+        ("precision", "fixed", "low", 3),
+        ("launch_overhead", "fixed", "medium", 0),  # its worst finding is low (gpu_idle 3%)
+    ],
+)
+def test_fail_on_exits_3_only_at_or_above_the_severity(
+    demo, variant, fail_on, rc, tmp_path, capsys
+):
     path = trace(demo, variant)
     order = ["low", "medium", "high"]
     worst = severities(path, tmp_path) - {"info"}
@@ -44,7 +49,9 @@ def test_fail_on_exits_3_only_at_or_above_the_severity(demo, variant, fail_on, r
     capsys.readouterr()
     out = tmp_path / "report.txt"
     assert main(["analyze", path, "--fail-on", fail_on, "-o", str(out)]) == rc
-    assert out.read_text().startswith("bottleneck-lab diagnosis")  # the report is written either way
+    assert out.read_text().startswith(
+        "bottleneck-lab diagnosis"
+    )  # the report is written either way
     err = capsys.readouterr().err
     if rc == EXIT_GATE:
         assert len(err.splitlines()) == 1 and f"--fail-on {fail_on}" in err and path in err
@@ -56,11 +63,28 @@ def test_fail_on_a_tiny_trace_as_a_subprocess(tmp_path):
     # One step whose GPU sits idle behind a queued kernel: a gpu-idle finding of some severity.
     b = TraceBuilder()
     b.step(1, 0, 1000)
-    b.op_with_kernel("aten::mm", 10, 8, kernel="gemm", kernel_ts=20, kernel_dur=100, grid=(216, 1, 1))
-    b.op_with_kernel("aten::mm", 20, 8, kernel="gemm", kernel_ts=700, kernel_dur=290, grid=(216, 1, 1))
+    b.op_with_kernel(
+        "aten::mm", 10, 8, kernel="gemm", kernel_ts=20, kernel_dur=100, grid=(216, 1, 1)
+    )
+    b.op_with_kernel(
+        "aten::mm", 20, 8, kernel="gemm", kernel_ts=700, kernel_dur=290, grid=(216, 1, 1)
+    )
     path = b.write(tmp_path / "t.json")
-    r = subprocess.run([sys.executable, "-m", "bottleneck_lab", "analyze", str(path), "--fail-on", "low",
-                        "--format", "json"], capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bottleneck_lab",
+            "analyze",
+            str(path),
+            "--fail-on",
+            "low",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     doc = json.loads(r.stdout)  # the report still goes to stdout
     assert any(f["severity"] in ("low", "medium", "high") for f in doc["findings"])
     assert r.returncode == 3 and "Traceback" not in r.stderr and len(r.stderr.splitlines()) == 1
@@ -68,21 +92,35 @@ def test_fail_on_a_tiny_trace_as_a_subprocess(tmp_path):
 
 def test_fail_on_rejects_info_and_junk():
     for bad in ("info", "critical"):
-        r = subprocess.run([sys.executable, "-m", "bottleneck_lab", "analyze", "x.json", "--fail-on", bad],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-m", "bottleneck_lab", "analyze", "x.json", "--fail-on", bad],
+            capture_output=True,
+            text=True,
+        )
         assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and "--fail-on" in r.stderr
 
 
-@pytest.mark.parametrize(("before", "after", "pct", "rc"), [
-    (("checkpointing", "bad"), ("checkpointing", "fixed"), 10, 3),   # 59.0 -> 71.7 ms: 21.7% slower
-    (("checkpointing", "bad"), ("checkpointing", "fixed"), 25, 0),
-    (("sync", "bad"), ("sync", "fixed"), 0, 0),                      # faster
-    (("sync", "fixed"), ("sync", "bad"), 50, 3),                     # 11.3 -> 19.5 ms: 73% slower
-])
+@pytest.mark.parametrize(
+    ("before", "after", "pct", "rc"),
+    [
+        (
+            ("checkpointing", "bad"),
+            ("checkpointing", "fixed"),
+            10,
+            3,
+        ),  # 59.0 -> 71.7 ms: 21.7% slower
+        (("checkpointing", "bad"), ("checkpointing", "fixed"), 25, 0),
+        (("sync", "bad"), ("sync", "fixed"), 0, 0),  # faster
+        (("sync", "fixed"), ("sync", "bad"), 50, 3),  # 11.3 -> 19.5 ms: 73% slower
+    ],
+)
 def test_fail_if_slower(before, after, pct, rc, tmp_path, capsys):
     b, a = trace(*before), trace(*after)
     out = tmp_path / "c.json"
-    assert main(["compare", b, a, "--fail-if-slower", str(pct), "--format", "json", "-o", str(out)]) == rc
+    assert (
+        main(["compare", b, a, "--fail-if-slower", str(pct), "--format", "json", "-o", str(out)])
+        == rc
+    )
     doc = json.loads(out.read_text())  # written either way
     row = next(r for r in doc["rows"] if r["label"].startswith("median step time"))
     slower_pct = 100 * (row["after"] - row["before"]) / row["before"]
@@ -98,7 +136,11 @@ def test_fail_if_slower_rejects_a_negative_percentage(capsys):
 
 
 def test_exit_codes_are_in_the_help_and_readme():
-    r = subprocess.run([sys.executable, "-m", "bottleneck_lab", "analyze", "--help"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "bottleneck_lab", "analyze", "--help"],
+        capture_output=True,
+        text=True,
+    )
     assert "exit codes:" in r.stdout and "3  a gate failed" in r.stdout and "--fail-on" in r.stdout
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "--fail-on" in readme and "--fail-if-slower" in readme and "3 a CI gate failed" in readme

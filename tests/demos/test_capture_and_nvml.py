@@ -29,9 +29,18 @@ def test_capture_writes_trace_and_sidecar_for_the_same_step(tmp_path):
             loss = model(x).square().mean()
         loss.backward()
 
-    trace = cap.capture(step, demo="unit", variant="bad", device="cpu", out_dir=tmp_path, batch_size=8,
-                        timed_steps=2, timers=[timer], config={"k": 1},
-                        settings=cap.ProfileSettings(active=2))
+    trace = cap.capture(
+        step,
+        demo="unit",
+        variant="bad",
+        device="cpu",
+        out_dir=tmp_path,
+        batch_size=8,
+        timed_steps=2,
+        timers=[timer],
+        config={"k": 1},
+        settings=cap.ProfileSettings(active=2),
+    )
     assert trace == tmp_path / "bad.json.gz"
     meta = json.loads((tmp_path / "bad.meta.json").read_text())
     # forward addmm 2*8*32*16, backward: grad weight 2*8*32*16 (no grad wrt the leaf input x)
@@ -39,7 +48,10 @@ def test_capture_writes_trace_and_sidecar_for_the_same_step(tmp_path):
     assert set(meta["flops_by_op"]) == {"aten.addmm", "aten.mm"}
     assert meta["steps_profiled"] == 2 and meta["profiler"]["schedule"]["active"] == 2
     assert meta["metrics"]["work_ms_per_step"]["n"] == meta["timed_steps"] == 6  # 3 blocks x 2
-    assert meta["config"] == {"k": 1} and meta["nvml"] == {"available": False, "reason": "device is not CUDA"}
+    assert meta["config"] == {"k": 1} and meta["nvml"] == {
+        "available": False,
+        "reason": "device is not CUDA",
+    }
     # warm-up 3 + FLOPs 1 + peak-memory 0 (CPU) + timed 6 + profiled wait 1 + warmup 1 + active 2
     assert len(calls) == 3 + 1 + 6 + 4
     with gzip.open(trace, "rt") as fh:
@@ -100,11 +112,14 @@ def test_sampler_with_fake_nvml_summarises(monkeypatch):
 
 def test_sampler_falls_back_to_power_integral(monkeypatch):
     nv = fake_pynvml([])
-    nv.nvmlDeviceGetTotalEnergyConsumption = lambda h: (_ for _ in ()).throw(RuntimeError("not supported"))
+    nv.nvmlDeviceGetTotalEnergyConsumption = lambda h: (_ for _ in ()).throw(
+        RuntimeError("not supported")
+    )
     monkeypatch.setitem(sys.modules, "pynvml", nv)
     s = NvmlSampler(interval_s=0.001)
     with s:
         import time
+
         time.sleep(0.02)
     out = s.summary(steps=1)
     assert out["energy_source"] == "power samples integrated over time"

@@ -20,12 +20,37 @@ PAIRS = [(name, variant) for name in demos.DEMOS for variant in demos.VARIANTS]
 CPU_LIMIT_S = 30.0
 
 SIDECAR_KEYS = {
-    "schema", "demo", "variant", "created_utc", "trace_file", "trace_bytes", "device",
-    "torch_version", "cuda_version", "python_version", "host_cpu_count", "batch_size",
-    "steps_profiled", "profiler", "timing", "backend_flags", "step_time_ms", "timed_steps",
-    "timed_blocks", "timed_seconds", "steps_per_s", "samples_per_s", "flops_per_step",
-    "flops_by_op", "flops_source", "achieved_tflops", "max_memory_allocated_bytes",
-    "max_memory_allocated_profiled_bytes", "nvml", "metrics", "config",
+    "schema",
+    "demo",
+    "variant",
+    "created_utc",
+    "trace_file",
+    "trace_bytes",
+    "device",
+    "torch_version",
+    "cuda_version",
+    "python_version",
+    "host_cpu_count",
+    "batch_size",
+    "steps_profiled",
+    "profiler",
+    "timing",
+    "backend_flags",
+    "step_time_ms",
+    "timed_steps",
+    "timed_blocks",
+    "timed_seconds",
+    "steps_per_s",
+    "samples_per_s",
+    "flops_per_step",
+    "flops_by_op",
+    "flops_source",
+    "achieved_tflops",
+    "max_memory_allocated_bytes",
+    "max_memory_allocated_profiled_bytes",
+    "nvml",
+    "metrics",
+    "config",
 }
 
 
@@ -37,7 +62,9 @@ def cpu_runs(tmp_path_factory) -> dict[tuple[str, str], tuple[Path | Exception, 
         name, variant = pair
         t0 = time.perf_counter()
         try:
-            path: Path | Exception = demos.run_demo(name, variant, "cpu", 1, out / name, timeout_s=120)
+            path: Path | Exception = demos.run_demo(
+                name, variant, "cpu", 1, out / name, timeout_s=120
+            )
         except demos.DemoError as exc:
             path = exc
         return path, time.perf_counter() - t0
@@ -84,7 +111,11 @@ def test_sidecar_has_the_ground_truth(cpu_runs, name, variant):
     path = trace_of(cpu_runs, name, variant)
     meta = demos.load_meta(path)
     assert SIDECAR_KEYS <= meta.keys(), SIDECAR_KEYS - meta.keys()
-    assert (meta["schema"], meta["demo"], meta["variant"]) == ("bottleneck-lab/demo-meta/1", name, variant)
+    assert (meta["schema"], meta["demo"], meta["variant"]) == (
+        "bottleneck-lab/demo-meta/1",
+        name,
+        variant,
+    )
     assert meta["trace_file"] == path.name and meta["trace_bytes"] == path.stat().st_size
     assert meta["device"]["type"] == "cpu"
     assert meta["profiler"]["record_shapes"] and meta["profiler"]["profile_memory"]
@@ -94,7 +125,9 @@ def test_sidecar_has_the_ground_truth(cpu_runs, name, variant):
     assert meta["step_time_ms"]["median"] > 0 and meta["step_time_ms"]["mean"] > 0
     assert meta["timed_steps"] == meta["timed_blocks"] >= 3  # --steps 1: one step per block
     assert meta["samples_per_s"] == pytest.approx(meta["steps_per_s"] * meta["batch_size"])
-    assert meta["flops_per_step"] > 0 and sum(meta["flops_by_op"].values()) == meta["flops_per_step"]
+    assert (
+        meta["flops_per_step"] > 0 and sum(meta["flops_by_op"].values()) == meta["flops_per_step"]
+    )
     assert meta["max_memory_allocated_bytes"] is None  # CPU: no CUDA allocator
     assert meta["max_memory_allocated_profiled_bytes"] is None
     assert meta["nvml"]["available"] is False and meta["nvml"]["reason"]

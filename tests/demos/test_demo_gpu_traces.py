@@ -37,15 +37,24 @@ def test_traces_are_small_valid_and_from_the_gpu(name):
         assert {"kernel", "cuda_runtime", "cpu_op"} <= cats, (variant, cats)
         if not meta["config"].get("cuda_graph"):  # a graph replay allocates nothing
             assert any(e.get("name") == "[memory]" for e in events)
-        assert len({e["name"] for e in events if str(e.get("name", "")).startswith("ProfilerStep#")}) == 3
+        assert (
+            len({e["name"] for e in events if str(e.get("name", "")).startswith("ProfilerStep#")})
+            == 3
+        )
 
 
 @pytest.mark.parametrize("name", demos.DEMOS)
 def test_sidecars_have_gpu_ground_truth(name):
     for variant, (_, meta) in pair(name).items():
         assert (meta["demo"], meta["variant"]) == (name, variant)
-        assert "H100" in meta["device"]["name"] and meta["profiler"]["activities"] == ["CPU", "CUDA"]
-        assert meta["max_memory_allocated_bytes"] > 0 and meta["max_memory_allocated_profiled_bytes"] > 0
+        assert "H100" in meta["device"]["name"] and meta["profiler"]["activities"] == [
+            "CPU",
+            "CUDA",
+        ]
+        assert (
+            meta["max_memory_allocated_bytes"] > 0
+            and meta["max_memory_allocated_profiled_bytes"] > 0
+        )
         assert meta["flops_per_step"] > 0
         nvml = meta["nvml"]
         assert nvml["available"] and nvml["samples"] > 0

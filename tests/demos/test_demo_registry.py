@@ -11,8 +11,20 @@ import pytest
 from bottleneck_lab import demos
 
 REPO = Path(__file__).resolve().parents[2]
-KINDS = {"data_loading", "host_bound", "gpu_idle", "small_batch", "launch_overhead", "sync_stall",
-         "precision", "memcpy", "activation_memory", "recompute", "memory_capacity", "communication"}
+KINDS = {
+    "data_loading",
+    "host_bound",
+    "gpu_idle",
+    "small_batch",
+    "launch_overhead",
+    "sync_stall",
+    "precision",
+    "memcpy",
+    "activation_memory",
+    "recompute",
+    "memory_capacity",
+    "communication",
+}
 NOT_DEMOS = {"_common.py", "run_all.py"}
 
 
@@ -46,30 +58,53 @@ def test_failed_run_raises_with_the_scripts_last_lines(tmp_path, monkeypatch):
     fake.write_text("#!/bin/sh\necho 'Traceback: boom' >&2\nexit 3\n")
     fake.chmod(0o755)
     monkeypatch.setattr(sys, "executable", str(fake))
-    with pytest.raises(demos.DemoError, match=r"demo sync \(bad, cpu\) failed with exit code 3:\nTraceback: boom"):
+    with pytest.raises(
+        demos.DemoError, match=r"demo sync \(bad, cpu\) failed with exit code 3:\nTraceback: boom"
+    ):
         demos.run_demo("sync", "bad", "cpu", 1, tmp_path / "out")
 
 
 def meta(**kw):
-    base = {"steps_per_s": 10.0, "samples_per_s": 100.0, "max_memory_allocated_bytes": 1000,
-            "metrics": {"copy_ms_per_step": {"median": 4.0}}}
+    base = {
+        "steps_per_s": 10.0,
+        "samples_per_s": 100.0,
+        "max_memory_allocated_bytes": 1000,
+        "metrics": {"copy_ms_per_step": {"median": 4.0}},
+    }
     return base | kw
 
 
-@pytest.mark.parametrize(("name", "bad", "fixed", "met"), [
-    ("dataloader", meta(), meta(steps_per_s=30.0), True),
-    ("dataloader", meta(), meta(steps_per_s=29.0), False),
-    ("batch_size", meta(), meta(samples_per_s=500.0), True),
-    ("sync", meta(), meta(steps_per_s=14.0), False),
-    ("pageable_memcpy", meta(), meta(metrics={"copy_ms_per_step": {"median": 2.0}}), True),
-    ("checkpointing", meta(), meta(max_memory_allocated_bytes=600, steps_per_s=7.2), True),
-    ("checkpointing", meta(), meta(max_memory_allocated_bytes=600, steps_per_s=7.0), False),  # 43% slower
-    ("checkpointing", meta(), meta(max_memory_allocated_bytes=700, steps_per_s=9.0), False),  # 30% saved
-])
+@pytest.mark.parametrize(
+    ("name", "bad", "fixed", "met"),
+    [
+        ("dataloader", meta(), meta(steps_per_s=30.0), True),
+        ("dataloader", meta(), meta(steps_per_s=29.0), False),
+        ("batch_size", meta(), meta(samples_per_s=500.0), True),
+        ("sync", meta(), meta(steps_per_s=14.0), False),
+        ("pageable_memcpy", meta(), meta(metrics={"copy_ms_per_step": {"median": 2.0}}), True),
+        ("checkpointing", meta(), meta(max_memory_allocated_bytes=600, steps_per_s=7.2), True),
+        (
+            "checkpointing",
+            meta(),
+            meta(max_memory_allocated_bytes=600, steps_per_s=7.0),
+            False,
+        ),  # 43% slower
+        (
+            "checkpointing",
+            meta(),
+            meta(max_memory_allocated_bytes=700, steps_per_s=9.0),
+            False,
+        ),  # 30% saved
+    ],
+)
 def test_compare_judges_the_target(name, bad, fixed, met):
     assert demos.compare(name, bad, fixed).met is met
 
 
 def test_compare_without_numbers_is_undecided():
-    c = demos.compare("checkpointing", meta(max_memory_allocated_bytes=None), meta(max_memory_allocated_bytes=None))
+    c = demos.compare(
+        "checkpointing",
+        meta(max_memory_allocated_bytes=None),
+        meta(max_memory_allocated_bytes=None),
+    )
     assert c.met is None and "not measured" in c.summary

@@ -9,9 +9,16 @@ from bottleneck_lab.trace import intervals as iv
 
 # Finding code -> the owner (facts.gap_owners) whose idle it reports as lost. With a small batch,
 # small-batch owns the launch-bound gaps and the short host-bound ones.
-IDLE_OWNER = {"gpu-idle": "gpu_idle", "host-bound": "host_bound", "data-loading": "data_loading",
-              "sync-stall": "sync_stall", "launch-overhead": "launch_overhead",
-              "small-batch": "small_batch", "memcpy": "memcpy", "recompilation": "recompilation"}
+IDLE_OWNER = {
+    "gpu-idle": "gpu_idle",
+    "host-bound": "host_bound",
+    "data-loading": "data_loading",
+    "sync-stall": "sync_stall",
+    "launch-overhead": "launch_overhead",
+    "small-batch": "small_batch",
+    "memcpy": "memcpy",
+    "recompilation": "recompilation",
+}
 ROUNDING_US = 0.1  # findings round µs per step to one decimal
 
 

@@ -9,8 +9,9 @@ stays out of the way. Times below are offsets from the start of the step.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING
 
 from tracegen import AUTO, TraceBuilder, load
 
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
 
 STEPS = 3
 STEP_US = 1000.0
-FULL_GRID = (216, 1, 1)    # two blocks per SM
-SMALL_GRID = (8, 1, 1)     # 8 of 108 SMs
+FULL_GRID = (216, 1, 1)  # two blocks per SM
+SMALL_GRID = (8, 1, 1)  # 8 of 108 SMs
 SYNC_NAME = "cudaStreamSynchronize"
 BF16 = "c10::BFloat16"
 BF16_GEMM = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32"
@@ -34,15 +35,26 @@ def steps(b: TraceBuilder, cpu_us: float = 60.0, n: int = STEPS) -> list[float]:
     return starts
 
 
-def launch(b: TraceBuilder, t: float, kernel_ts: float, kernel_dur: float, *,
-           name: str = "aten::mul", kernel: str = "vectorized_elementwise_kernel",
-           grid: tuple = FULL_GRID, op_us: float = 8.0, **kw) -> int | None:
+def launch(
+    b: TraceBuilder,
+    t: float,
+    kernel_ts: float,
+    kernel_dur: float,
+    *,
+    name: str = "aten::mul",
+    kernel: str = "vectorized_elementwise_kernel",
+    grid: tuple = FULL_GRID,
+    op_us: float = 8.0,
+    **kw,
+) -> int | None:
     """An op at t (op_us long) that launches one kernel at t + op_us/4, run at kernel_ts."""
-    return b.op_with_kernel(name, t, op_us, kernel=kernel, kernel_ts=kernel_ts,
-                            kernel_dur=kernel_dur, grid=grid, **kw)
+    return b.op_with_kernel(
+        name, t, op_us, kernel=kernel, kernel_ts=kernel_ts, kernel_dur=kernel_dur, grid=grid, **kw
+    )
 
 
 # --- gpu-idle: the next kernel was queued long before, yet started late -------------------------
+
 
 def gpu_idle(bad: bool, **builder_kw) -> TraceBuilder:
     """k1 runs 10-300; k2 is launched at ~12 (queued behind k1) but starts at 600 when bad
@@ -55,6 +67,7 @@ def gpu_idle(bad: bool, **builder_kw) -> TraceBuilder:
 
 
 # --- host-bound: the GPU waits while the host runs a long non-launching op (or Python) ---------
+
 
 def host_bound(bad: bool, python: bool = False) -> TraceBuilder:
     """k1 runs 10-200. When bad, the host then spends 500 µs in a CPU `aten::copy_` (or, with
@@ -93,8 +106,12 @@ def data_loading(bad: bool, workers: bool = False) -> TraceBuilder:
 
 # --- sync-stall: .item() blocks in cudaStreamSynchronize until the GPU drains ------------------
 
-def sync_stall(bad: bool, call: str = SYNC_NAME,
-               ops: tuple[str, ...] = ("aten::item", "aten::_local_scalar_dense")) -> TraceBuilder:
+
+def sync_stall(
+    bad: bool,
+    call: str = SYNC_NAME,
+    ops: tuple[str, ...] = ("aten::item", "aten::_local_scalar_dense"),
+) -> TraceBuilder:
     """k1 runs 10-400. When bad, the host blocks in `call` (20-402) inside `ops` (outermost first;
     `.item()` by default) until k1 ends; it then uses the value for 300 µs and launches k2 at
     ~712: the GPU idles 400-720. A blocking `cudaMemcpy` also copies 4 bytes DtoH at 400-401.
@@ -107,8 +124,15 @@ def sync_stall(bad: bool, call: str = SYNC_NAME,
                 b.cpu_op(op, t0 + 15 + depth, 390 - 2 * depth)
             corr = b.runtime(call, t0 + 20, 382, correlation=None if call != "cudaMemcpy" else AUTO)
             if call == "cudaMemcpy":
-                b.memcpy(t0 + 400, 1, correlation=corr, direction="DtoH", src="Device",
-                         dst="Pageable", nbytes=4)
+                b.memcpy(
+                    t0 + 400,
+                    1,
+                    correlation=corr,
+                    direction="DtoH",
+                    src="Device",
+                    dst="Pageable",
+                    nbytes=4,
+                )
             launch(b, t0 + 710, t0 + 720, 200, kernel="gemm_b")
         else:
             launch(b, t0 + 20, t0 + 400, 200, kernel="gemm_b")
@@ -121,8 +145,9 @@ TINY_KERNELS = 90
 TINY_PERIOD_US = 10.0
 
 
-def tiny_kernels(b: TraceBuilder, t0: float, grid: tuple, op_args: dict | None = None,
-                 name: str = "aten::add") -> None:
+def tiny_kernels(
+    b: TraceBuilder, t0: float, grid: tuple, op_args: dict | None = None, name: str = "aten::add"
+) -> None:
     """TINY_KERNELS ops back to back, one every 10 µs; each launches at +2 and its 2 µs kernel
     runs at +7, after the previous kernel ended: the queue is always empty."""
     for i in range(TINY_KERNELS):
@@ -151,8 +176,12 @@ def launch_overhead(bad: bool, optimizer: bool = False) -> TraceBuilder:
 
 def mm_args(rows: int, dtype: str = "float", k: int = 1024, n: int = 1024) -> dict:
     """Recorded shapes of `aten::mm` on [rows, k] x [k, n] (record_shapes=True)."""
-    return {"Input Dims": [[rows, k], [k, n]], "Input type": [dtype, dtype],
-            "Input Strides": [[k, 1], [n, 1]], "Concrete Inputs": ["", ""]}
+    return {
+        "Input Dims": [[rows, k], [k, n]],
+        "Input type": [dtype, dtype],
+        "Input Strides": [[k, 1], [n, 1]],
+        "Concrete Inputs": ["", ""],
+    }
 
 
 def small_batch(bad: bool) -> TraceBuilder:
@@ -165,12 +194,20 @@ def small_batch(bad: bool) -> TraceBuilder:
             tiny_kernels(b, t0, SMALL_GRID, op_args=mm_args(16, BF16), name="aten::mm")
         else:
             for i in range(8):
-                launch(b, t0 + i * 10, t0 + 10 + i * 100, 100, name="aten::mm",
-                       kernel=BF16_GEMM, op_args=mm_args(4096, BF16))
+                launch(
+                    b,
+                    t0 + i * 10,
+                    t0 + 10 + i * 100,
+                    100,
+                    name="aten::mm",
+                    kernel=BF16_GEMM,
+                    op_args=mm_args(4096, BF16),
+                )
     return b
 
 
 # --- memcpy: batches copied from pageable host memory ------------------------------------------
+
 
 def memcpy(bad: bool) -> TraceBuilder:
     """Each step copies a batch HtoD, then runs a 300 µs kernel. Bad: a 400 µs copy from pageable
@@ -180,8 +217,14 @@ def memcpy(bad: bool) -> TraceBuilder:
     for t0 in steps(b, cpu_us=30):
         ext = b.cpu_op("aten::copy_", t0 + 1, 10)
         corr = b.runtime("cudaMemcpyAsync", t0 + 2, 6, external_id=ext)
-        b.memcpy(t0 + 5, copy_us, correlation=corr, external_id=ext,
-                 src="Pageable" if bad else "Pinned", nbytes=(2 << 20) if bad else (128 << 10))
+        b.memcpy(
+            t0 + 5,
+            copy_us,
+            correlation=corr,
+            external_id=ext,
+            src="Pageable" if bad else "Pinned",
+            nbytes=(2 << 20) if bad else (128 << 10),
+        )
         launch(b, t0 + 12, t0 + 6 + copy_us, 300, kernel="gemm_a")
     return b
 
@@ -198,8 +241,16 @@ def communication(bad: bool) -> TraceBuilder:
     b = TraceBuilder(rank=0, world_size=2)
     for t0 in steps(b, cpu_us=40):
         launch(b, t0, t0 + 10, 490, kernel="gemm_a")
-        launch(b, t0 + 10, t0 + (510 if bad else 50), 400, name="c10d::allreduce_",
-               kernel=NCCL_KERNEL, stream=COMM_STREAM, grid=(2, 1, 1))
+        launch(
+            b,
+            t0 + 10,
+            t0 + (510 if bad else 50),
+            400,
+            name="c10d::allreduce_",
+            kernel=NCCL_KERNEL,
+            stream=COMM_STREAM,
+            grid=(2, 1, 1),
+        )
     return b
 
 
@@ -220,30 +271,45 @@ def precision(bad: bool, kernel: str = FP32_SIMT_GEMM, kernel_us: float = 7000.0
     for i in range(STEPS):
         t0 = i * 8000.0
         b.step(i + 1, t0, 30)
-        launch(b, t0, t0 + 10, dur, name="aten::mm", kernel=kernel, grid=(32, 32, 1),
-               op_args=mm_args(GEMM_N, dtype, GEMM_N, GEMM_N))
+        launch(
+            b,
+            t0,
+            t0 + 10,
+            dur,
+            name="aten::mm",
+            kernel=kernel,
+            grid=(32, 32, 1),
+            op_args=mm_args(GEMM_N, dtype, GEMM_N, GEMM_N),
+        )
         b.runtime("cudaStreamSynchronize", t0 + 12, dur)
     return b
 
 
 SCENARIOS: dict[str, Callable[[bool], TraceBuilder]] = {
-    "gpu-idle": gpu_idle, "host-bound": host_bound, "data-loading": data_loading,
-    "sync-stall": sync_stall, "launch-overhead": launch_overhead, "small-batch": small_batch,
-    "memcpy": memcpy, "communication": communication, "precision": precision,
+    "gpu-idle": gpu_idle,
+    "host-bound": host_bound,
+    "data-loading": data_loading,
+    "sync-stall": sync_stall,
+    "launch-overhead": launch_overhead,
+    "small-batch": small_batch,
+    "memcpy": memcpy,
+    "communication": communication,
+    "precision": precision,
 }
 
 
 # --- every idle cause in one step; traces for the engine tests ---------------------------------
 
+
 def mixed(n_steps: int = STEPS) -> TraceBuilder:
     """Steps 2000 µs apart, each with one gap of each cause, in this order:
 
-        data_loading     0-310   DataLoader __next__ 0-300, then k1 runs 310-400
-        sync_stall     600-860   k2 (queued) runs 400-600 while .item() blocks in
-                                 cudaStreamSynchronize 332-603; Python until k3 is launched at 850
-        host_bound     900-1070  a CPU aten::copy_ 860-1060 after k3 (860-900); k4 at 1070-1100
-        launch_overhead ~79 µs   10 tiny full-grid kernels launched back to back 1100-1200
-        gpu_idle      1300-1420  k6 is queued at ~1207 behind k5 (1210-1300) but starts at 1420
+    data_loading     0-310   DataLoader __next__ 0-300, then k1 runs 310-400
+    sync_stall     600-860   k2 (queued) runs 400-600 while .item() blocks in
+                             cudaStreamSynchronize 332-603; Python until k3 is launched at 850
+    host_bound     900-1070  a CPU aten::copy_ 860-1060 after k3 (860-900); k4 at 1070-1100
+    launch_overhead ~79 µs   10 tiny full-grid kernels launched back to back 1100-1200
+    gpu_idle      1300-1420  k6 is queued at ~1207 behind k5 (1210-1300) but starts at 1420
     """
     b = TraceBuilder()
     for i in range(n_steps):
@@ -292,13 +358,21 @@ def rocm_small_grid() -> TraceBuilder:
         for i in range(TINY_KERNELS):
             t = t0 + 5 + i * TINY_PERIOD_US
             ext = b.cpu_op("aten::mm", t, 8, args=mm_args(16, BF16))
-            corr = b.runtime("hipLaunchKernel", t + 2, 4, external_id=ext,
-                             args={"grid": list(SMALL_GRID), "block": [256, 1, 1]})
-            b.kernel("Cijk_Alik_Bljk_BBS_BH_MT16x16x64", t + 7, 2, correlation=corr, external_id=ext)
+            corr = b.runtime(
+                "hipLaunchKernel",
+                t + 2,
+                4,
+                external_id=ext,
+                args={"grid": list(SMALL_GRID), "block": [256, 1, 1]},
+            )
+            b.kernel(
+                "Cijk_Alik_Bljk_BBS_BH_MT16x16x64", t + 7, 2, correlation=corr, external_id=ext
+            )
     return b
 
 
 # --- two threads, two ranks -------------------------------------------------------------------
+
 
 def split_idle(rank: int, host_bound_us: float, gpu_idle_us: float) -> TraceBuilder:
     """One rank of a 2-rank job whose steps idle host_bound_us + gpu_idle_us (+10 µs of launch)
@@ -324,15 +398,29 @@ def two_threads() -> TraceBuilder:
     b = TraceBuilder()
     for t0 in steps(b, cpu_us=600):
         for j in range(3):
-            launch(b, t0 + j * 10, t0 + 10 + j * 60, 60, tid=AUTOGRAD_TID,
-                   name="autograd::engine::evaluate_function: AddmmBackward0", kernel="gemm_bwd")
+            launch(
+                b,
+                t0 + j * 10,
+                t0 + 10 + j * 60,
+                60,
+                tid=AUTOGRAD_TID,
+                name="autograd::engine::evaluate_function: AddmmBackward0",
+                kernel="gemm_bwd",
+            )
         b.cpu_op("aten::_foreach_add_", t0 + 40, 300)
-        launch(b, t0 + 342, t0 + 350, 200, name="aten::_foreach_mul_",
-               kernel="multi_tensor_apply_kernel")
+        launch(
+            b,
+            t0 + 342,
+            t0 + 350,
+            200,
+            name="aten::_foreach_mul_",
+            kernel="multi_tensor_apply_kernel",
+        )
     return b
 
 
 # --- running them ------------------------------------------------------------------------------
+
 
 def diagnose_trace(b: TraceBuilder, **kw) -> Diagnosis:
     """Write, load and diagnose one builder's trace (kw go to analyze.diagnose)."""
@@ -341,7 +429,7 @@ def diagnose_trace(b: TraceBuilder, **kw) -> Diagnosis:
     return diagnose([load(b)], **kw)
 
 
-@lru_cache(maxsize=None)
+@cache
 def diagnosed(name: str, bad: bool) -> Diagnosis:
     """The diagnosis of SCENARIOS[name](bad), computed once per session (do not modify it)."""
     return diagnose_trace(SCENARIOS[name](bad))

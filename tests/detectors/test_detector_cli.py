@@ -8,16 +8,21 @@ import subprocess
 import sys
 
 import pytest
-
 import scenarios as sc
-from bottleneck_lab.detectors import REGISTRY
 from conftest import REPO
+
+from bottleneck_lab.detectors import REGISTRY
 
 
 def python(*args: str) -> subprocess.CompletedProcess:
     path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    return subprocess.run([sys.executable, *map(str, args)], env={**os.environ, "PYTHONPATH": path},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -37,19 +42,25 @@ def codes(result: subprocess.CompletedProcess) -> list[str]:
 
 def test_set_changes_a_threshold(gpu_idle_trace):
     assert "gpu-idle" in codes(cli("analyze", gpu_idle_trace, "--format", "json"))
-    assert "gpu-idle" not in codes(cli("analyze", gpu_idle_trace, "--format", "json",
-                                       "--set", "gpu-idle.min_share_pct=50"))
+    assert "gpu-idle" not in codes(
+        cli("analyze", gpu_idle_trace, "--format", "json", "--set", "gpu-idle.min_share_pct=50")
+    )
 
 
-@pytest.mark.parametrize(("setting", "says"), [
-    ("nope.x=1", "unknown detector 'nope'"),
-    ("gpu-idle.nope=1", "gpu-idle has no field 'nope'"),
-    ("gpu-idle.min_share_pct=lots", "not a float"),
-])
+@pytest.mark.parametrize(
+    ("setting", "says"),
+    [
+        ("nope.x=1", "unknown detector 'nope'"),
+        ("gpu-idle.nope=1", "gpu-idle has no field 'nope'"),
+        ("gpu-idle.min_share_pct=lots", "not a float"),
+    ],
+)
 def test_bad_set_is_exit_2_with_one_line(gpu_idle_trace, setting, says):
     r = cli("analyze", gpu_idle_trace, "--set", setting)
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.count("\n") == 1 and r.stderr.startswith("bottleneck-lab: ") and says in r.stderr
+    assert (
+        r.stderr.count("\n") == 1 and r.stderr.startswith("bottleneck-lab: ") and says in r.stderr
+    )
 
 
 def test_explain_prints_the_detectors_docstring():
@@ -73,8 +84,10 @@ def test_list_detectors_lists_every_code_with_its_kind():
 
 
 def test_analyzing_does_not_import_torch(gpu_idle_trace):
-    code = ("import sys; from bottleneck_lab.cli import main; "
-            f"rc = main(['analyze', {str(gpu_idle_trace)!r}, '-o', '/dev/null']); "
-            "assert rc == 0 and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)")
+    code = (
+        "import sys; from bottleneck_lab.cli import main; "
+        f"rc = main(['analyze', {str(gpu_idle_trace)!r}, '-o', '/dev/null']); "
+        "assert rc == 0 and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)"
+    )
     r = python("-c", code)
     assert r.returncode == 0, r.stderr

@@ -5,14 +5,14 @@ silent or below medium. Expected numbers come from the traces as written, not fr
 from __future__ import annotations
 
 import pytest
-
 import scenarios as sc
-from bottleneck_lab import facts
-from bottleneck_lab.detectors import REGISTRY
-from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
 from tracegen import TraceBuilder, load
+
+from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.detectors import REGISTRY
+from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 
 
 def bad_finding(code: str):
@@ -56,8 +56,17 @@ def test_good_trace_raises_nothing_at_medium_or_above(code):
 
 
 # Keys under which evidence names something a person can search for in Perfetto.
-NAME_KEYS = {"next_gpu_op", "call", "op_chain", "op", "name", "kernel", "calls_by_origin",
-             "time_by_kernel_us_per_step", "optimizer"}
+NAME_KEYS = {
+    "next_gpu_op",
+    "call",
+    "op_chain",
+    "op",
+    "name",
+    "kernel",
+    "calls_by_origin",
+    "time_by_kernel_us_per_step",
+    "optimizer",
+}
 
 
 def evidence_keys(obj) -> set[str]:
@@ -86,15 +95,21 @@ def test_evidence_timestamps_are_on_the_files_clock():
     base = 1_700_000_000_000.0  # real traces start near 1e12 µs
     f = finding(diagnose_trace(sc.gpu_idle(True, base_us=base)), "gpu-idle")
     assert first_gap(f)["ts"] == base + 300  # as written in the file
-    assert first_gap(f)["at_ms"] == 0.3      # from the first step, as Perfetto shows it
+    assert first_gap(f)["at_ms"] == 0.3  # from the first step, as Perfetto shows it
 
 
 # --- gpu-idle -----------------------------------------------------------------------------------
 
+
 def test_gpu_idle_names_the_late_kernel_that_was_queued():
     f = bad_finding("gpu-idle")
-    assert first_gap(f) == {"at_ms": 0.3, "ts": 300.0, "idle_us": 300.0, "step": 1,
-                            "next_gpu_op": "gemm_b"}
+    assert first_gap(f) == {
+        "at_ms": 0.3,
+        "ts": 300.0,
+        "idle_us": 300.0,
+        "step": 1,
+        "next_gpu_op": "gemm_b",
+    }
     assert f.evidence["gaps_per_step"] == 1.0
     assert f.evidence["idle_us_by_cause"]["gpu_idle"] == 900.0
     assert f.time_lost_us_per_step == 300.0
@@ -103,13 +118,19 @@ def test_gpu_idle_names_the_late_kernel_that_was_queued():
 
 # --- host-bound ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("python", [False, True], ids=["cpu-op", "unrecorded-python"])
 def test_host_bound_gap_lists_the_host_work(python):
     d = diagnose_trace(sc.host_bound(True, python=python))
     f = finding(d, "host-bound")
     assert f is not None and f.severity == "high"
     gap = first_gap(f)
-    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"], gap["launches_in_gap"]) == (200, 370, "gemm_b", 1)
+    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"], gap["launches_in_gap"]) == (
+        200,
+        370,
+        "gemm_b",
+        1,
+    )
     ops = {o["op"]: o["overlap_us"] for o in gap["host_ops"]}
     if python:
         assert "aten::copy_" not in ops  # nothing recorded: the gap is Python between ops
@@ -120,21 +141,34 @@ def test_host_bound_gap_lists_the_host_work(python):
 
 def test_host_bound_gap_shows_the_thread_the_gpu_waited_on():
     gap = first_gap(finding(diagnose_trace(sc.two_threads()), "host-bound"))
-    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"]) == (190.0, 160.0, "multi_tensor_apply_kernel")
+    assert (gap["ts"], gap["idle_us"], gap["next_gpu_op"]) == (
+        190.0,
+        160.0,
+        "multi_tensor_apply_kernel",
+    )
     assert gap["launches_in_gap"] == 1
     assert gap["host_ops"][0] == {"op": "aten::_foreach_add_", "overlap_us": 150.0}
 
 
 # --- data-loading -------------------------------------------------------------------------------
 
+
 def test_data_loading_evidence_and_fix():
     f = bad_finding("data-loading")
     ev = f.evidence
-    assert ev["dataloader_us_per_step"] == 500.0 and ev["calls"] == 3 and ev["median_next_us"] == 500.0
+    assert (
+        ev["dataloader_us_per_step"] == 500.0 and ev["calls"] == 3 and ev["median_next_us"] == 500.0
+    )
     assert ev["gpu_idle_caused_us_per_step"] == f.time_lost_us_per_step == 508.0
     assert ev["loader"] == "single-process (num_workers=0)"
-    assert first_gap(f) == {"at_ms": 0.0, "ts": 0.0, "idle_us": 508.0, "step": 1,
-                            "next_gpu_op": "gemm_a", "dataloader_us": 500.0}
+    assert first_gap(f) == {
+        "at_ms": 0.0,
+        "ts": 0.0,
+        "idle_us": 508.0,
+        "step": 1,
+        "next_gpu_op": "gemm_a",
+        "dataloader_us": 500.0,
+    }
     for knob in ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor"):
         assert knob in f.fix
 
@@ -163,13 +197,24 @@ def test_data_loading_on_a_cpu_only_trace_is_the_step_waiting():
 NO_OP = "(no enclosing op: explicit synchronize or Python)"
 
 
-@pytest.mark.parametrize(("call", "ops", "origin"), [
-    ("cudaStreamSynchronize", ("aten::item", "aten::_local_scalar_dense"),
-     "aten::_local_scalar_dense <- aten::item"),
-    ("cudaDeviceSynchronize", (), NO_OP),
-    ("cudaEventSynchronize", ("aten::nonzero",), "aten::nonzero"),
-    ("cudaMemcpy", ("aten::to", "aten::_to_copy", "aten::copy_"), "aten::copy_ <- aten::_to_copy"),
-], ids=["item", "explicit", "nonzero", "blocking-cpu-copy"])
+@pytest.mark.parametrize(
+    ("call", "ops", "origin"),
+    [
+        (
+            "cudaStreamSynchronize",
+            ("aten::item", "aten::_local_scalar_dense"),
+            "aten::_local_scalar_dense <- aten::item",
+        ),
+        ("cudaDeviceSynchronize", (), NO_OP),
+        ("cudaEventSynchronize", ("aten::nonzero",), "aten::nonzero"),
+        (
+            "cudaMemcpy",
+            ("aten::to", "aten::_to_copy", "aten::copy_"),
+            "aten::copy_ <- aten::_to_copy",
+        ),
+    ],
+    ids=["item", "explicit", "nonzero", "blocking-cpu-copy"],
+)
 def test_sync_stall_names_the_call_and_the_ops_behind_it(call, ops, origin):
     f = finding(diagnose_trace(sc.sync_stall(True, call=call, ops=ops)), "sync-stall")
     assert f is not None and f.severity == "high"
@@ -191,6 +236,7 @@ def test_sync_stall_idle_is_not_also_host_bound():
 
 # --- launch-overhead ----------------------------------------------------------------------------
 
+
 def test_launch_overhead_evidence_and_fix():
     f = bad_finding("launch-overhead")
     ev = f.evidence
@@ -211,6 +257,7 @@ def test_launch_overhead_from_a_for_loop_optimizer_points_at_fused():
 
 # --- small-batch --------------------------------------------------------------------------------
 
+
 def test_small_batch_evidence_and_fix():
     d = diagnosed("small-batch", True)
     f = bad_finding("small-batch")
@@ -228,7 +275,9 @@ def test_small_batch_evidence_and_fix():
     lo = finding(d, "launch-overhead")
     assert lo is not None and "bigger batch" in lo.fix and lo.evidence["batch_is_small"]
     assert ev["host_idle_us_per_step"] == 0
-    assert ev["launch_bound_idle_us_per_step_also_in_launch_overhead"] == pytest.approx(724, abs=1)  # 2172 µs / 3
+    assert ev["launch_bound_idle_us_per_step_also_in_launch_overhead"] == pytest.approx(
+        724, abs=1
+    )  # 2172 µs / 3
     assert f.time_lost_us_per_step >= 724
 
 
@@ -236,10 +285,13 @@ def test_small_batch_reads_rocm_grids_from_the_launch():
     d = diagnose_trace(sc.rocm_small_grid())
     assert serious(d)[0].code == "small-batch"  # from the 16-row shapes
     ev = finding(d, "small-batch").evidence
-    assert ev["median_grid_blocks"] == 8.0 and ev["kernel_time_in_grids_under_sm_count_pct"] == 100.0
+    assert (
+        ev["median_grid_blocks"] == 8.0 and ev["kernel_time_in_grids_under_sm_count_pct"] == 100.0
+    )
 
 
 # --- memcpy -------------------------------------------------------------------------------------
+
 
 def test_memcpy_names_the_pageable_copies():
     f = bad_finding("memcpy")
@@ -247,11 +299,16 @@ def test_memcpy_names_the_pageable_copies():
     assert ev["pageable_copies_per_step"] == 1.0 and ev["pageable_us_per_step"] == 400.0
     copy = ev["largest_copies"][0]
     assert (copy["name"], copy["ts"], copy["us"], copy["bytes"]) == (
-        "Memcpy HtoD (Pageable -> Device)", 5.0, 400.0, 2 << 20)
+        "Memcpy HtoD (Pageable -> Device)",
+        5.0,
+        400.0,
+        2 << 20,
+    )
     assert "pin_memory" in f.fix and "non_blocking" in f.fix
 
 
 # --- communication ------------------------------------------------------------------------------
+
 
 def test_communication_exposed_all_reduce():
     f = bad_finding("communication")
@@ -268,18 +325,23 @@ def test_communication_overlapped_is_silent_although_nccl_ran():
 
 # --- precision ----------------------------------------------------------------------------------
 
+
 def test_precision_fp32_sgemm():
     f = bad_finding("precision")
     ev = f.evidence
     assert ev["fp32_flops_pct"] == 100.0 and ev["target_dtype"] == "bf16"
     assert ev["fp32_kernel_us_per_step"] == 7000.0
-    assert ev["fp32_kernel_us_per_step_at_target_peak"] == pytest.approx(2 * 4096 ** 3 / 312e6, abs=0.1)
+    assert ev["fp32_kernel_us_per_step_at_target_peak"] == pytest.approx(
+        2 * 4096**3 / 312e6, abs=0.1
+    )
     assert ev["slowest_fp32_kernels"][0]["kernel"] == sc.FP32_SIMT_GEMM
     assert "autocast" in f.fix and "bfloat16" in f.fix
 
 
 def tf32_finding():
-    return finding(diagnose_trace(sc.precision(True, kernel=sc.TF32_GEMM, kernel_us=1000)), "precision")
+    return finding(
+        diagnose_trace(sc.precision(True, kernel=sc.TF32_GEMM, kernel_us=1000)), "precision"
+    )
 
 
 def test_precision_already_tf32_is_one_severity_lower():
@@ -294,10 +356,16 @@ def test_precision_already_tf32_does_not_advise_allowing_tf32():
 
 # --- the idle gaps behind all of this -----------------------------------------------------------
 
+
 def test_each_scenario_idle_is_attributed_to_its_cause():
-    expect = {"gpu-idle": "gpu_idle", "host-bound": "host_bound", "data-loading": "data_loading",
-              "sync-stall": "sync_stall", "launch-overhead": "launch_overhead",
-              "small-batch": "launch_overhead"}
+    expect = {
+        "gpu-idle": "gpu_idle",
+        "host-bound": "host_bound",
+        "data-loading": "data_loading",
+        "sync-stall": "sync_stall",
+        "launch-overhead": "launch_overhead",
+        "small-batch": "launch_overhead",
+    }
     for code, cause in expect.items():
         by_cause = facts.idle_by_cause(load(SCENARIOS[code](True)))
         assert max(by_cause, key=by_cause.get) == cause, (code, by_cause)
@@ -318,21 +386,29 @@ def test_small_batch_leaves_long_host_gaps_to_host_bound():
     owners = facts.idle_by_owner(frame)
     assert owners["launch_overhead"] > 0 and owners["host_bound"] >= 2 * 1900
     codes = {f.code: f for f in diagnose([frame]).findings}
-    assert "host-bound" in codes and codes["host-bound"].evidence["largest_gaps"][0]["idle_us"] >= 1900
+    assert (
+        "host-bound" in codes and codes["host-bound"].evidence["largest_gaps"][0]["idle_us"] >= 1900
+    )
     assert "small-batch" in codes
 
 
-@pytest.mark.parametrize("kernel, on_tensor_cores", [
-    ("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4", False),
-    ("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>", False),
-    ("ampere_sgemm_128x64_nn", False),
-    ("volta_sgemm_128x64_nn", False),
-    ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", True),
-    ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc", True),
-    ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7", True),
-    ("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", True),
-    ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align1>", True),
-])
+@pytest.mark.parametrize(
+    "kernel, on_tensor_cores",
+    [
+        (
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4",
+            False,
+        ),
+        ("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>", False),
+        ("ampere_sgemm_128x64_nn", False),
+        ("volta_sgemm_128x64_nn", False),
+        ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", True),
+        ("sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nhwc", True),
+        ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7", True),
+        ("sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x32", True),
+        ("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align1>", True),
+    ],
+)
 def test_tensor_core_kernels_are_told_by_name(kernel, on_tensor_cores):
     from bottleneck_lab.detectors.precision import TENSOR_CORE_KERNEL
 
@@ -364,10 +440,21 @@ def test_verdict_without_a_time_estimate_renders():
     from bottleneck_lab.diagnosis import Diagnosis, Finding, Summary, TraceInfo
     from bottleneck_lab.report.text import render_markdown, render_text
 
-    f = Finding("memory-capacity", "memory_capacity", "high", "Peak memory at 97% of the GPU",
-                None, None, {"peak_bytes": 1}, "Checkpoint activations.")
-    d = Diagnosis(TraceInfo("t.json", [0], {"name": "GPU"}, True, 10), Summary(steps=1, step_time_us=100.0,
-                  gpu_busy_pct=50.0), [f])
+    f = Finding(
+        "memory-capacity",
+        "memory_capacity",
+        "high",
+        "Peak memory at 97% of the GPU",
+        None,
+        None,
+        {"peak_bytes": 1},
+        "Checkpoint activations.",
+    )
+    d = Diagnosis(
+        TraceInfo("t.json", [0], {"name": "GPU"}, True, 10),
+        Summary(steps=1, step_time_us=100.0, gpu_busy_pct=50.0),
+        [f],
+    )
     text = " ".join(render_text(d).split())  # unwrap
     assert "Main bottleneck: Peak memory at 97% of the GPU." in text and "It costs" not in text
     assert "Peak memory" in render_markdown(d)

@@ -11,19 +11,30 @@ from dataclasses import dataclass
 from types import ModuleType
 
 import pytest
-
-import bottleneck_lab.detectors as detectors
 import scenarios as sc
-from bottleneck_lab import diagnosis as dg
-from bottleneck_lab.analyze import PREREQUISITE_CHECKS, diagnose
-from bottleneck_lab.detectors import (PREREQUISITES, REGISTRY, RegistryError, _check, configs,
-                                      parse_override)
-from bottleneck_lab.diagnosis import Finding, rank_findings, severity_for_share
-from bottleneck_lab.report import render
-from checks import (assert_idle_partitioned, assert_no_idle_counted_twice, assert_ranked,
-                    idle_claimed, idle_per_step)
+from checks import (
+    assert_idle_partitioned,
+    assert_no_idle_counted_twice,
+    assert_ranked,
+    idle_claimed,
+    idle_per_step,
+)
 from scenarios import SCENARIOS, diagnose_trace, finding
 from tracegen import load
+
+import bottleneck_lab.detectors as detectors
+from bottleneck_lab import diagnosis as dg
+from bottleneck_lab.analyze import PREREQUISITE_CHECKS, diagnose
+from bottleneck_lab.detectors import (
+    PREREQUISITES,
+    REGISTRY,
+    RegistryError,
+    _check,
+    configs,
+    parse_override,
+)
+from bottleneck_lab.diagnosis import Finding, rank_findings, severity_for_share
+from bottleneck_lab.report import render
 
 # --- registry -----------------------------------------------------------------------------------
 
@@ -48,8 +59,13 @@ def fake_detector(name: str = "fake", **attrs) -> ModuleType:
     def detect(frame, cfg):
         return []
 
-    mod.__dict__.update(CODE=name, KIND="gpu_idle", REQUIRES={"kernels", "steps"},
-                        Config=FrozenConfig, detect=detect)
+    mod.__dict__.update(
+        CODE=name,
+        KIND="gpu_idle",
+        REQUIRES={"kernels", "steps"},
+        Config=FrozenConfig,
+        detect=detect,
+    )
     for key, value in attrs.items():
         if value is MISSING:
             delattr(mod, key)
@@ -61,24 +77,43 @@ def fake_detector(name: str = "fake", **attrs) -> ModuleType:
 def test_check_accepts_a_well_formed_detector():
     det = _check(fake_detector())
     assert (det.code, det.kind, det.requires, det.config) == (
-        "fake", "gpu_idle", frozenset({"kernels", "steps"}), FrozenConfig)
+        "fake",
+        "gpu_idle",
+        frozenset({"kernels", "steps"}),
+        FrozenConfig,
+    )
     assert det.doc == GOOD_DOC and det.detect(None, None) == []
 
 
-@pytest.mark.parametrize(("attrs", "says"), [
-    ({"__doc__": None}, "missing docstring"),
-    ({"__doc__": "  \n  "}, "missing docstring"),
-    ({"detect": lambda trace, config: []}, r"detect must take \(frame, cfg\)"),
-    ({"detect": lambda frame: []}, r"detect must take \(frame, cfg\)"),
-    ({"detect": lambda frame, cfg, extra=None: []}, r"detect must take \(frame, cfg\)"),
-    ({"Config": MutableConfig}, "frozen dataclass"),
-    ({"Config": dict}, "frozen dataclass"),
-    ({"KIND": "slowness"}, "unknown kind 'slowness'"),
-    ({"REQUIRES": {"kernels", "gpus"}}, r"unknown prerequisites \['gpus'\]"),
-    ({"CODE": MISSING}, "missing CODE"),
-    ({"detect": MISSING}, "missing detect"),
-], ids=["no-doc", "blank-doc", "wrong-names", "one-arg", "three-args", "mutable-config",
-        "config-not-dataclass", "unknown-kind", "unknown-prerequisite", "no-code", "no-detect"])
+@pytest.mark.parametrize(
+    ("attrs", "says"),
+    [
+        ({"__doc__": None}, "missing docstring"),
+        ({"__doc__": "  \n  "}, "missing docstring"),
+        ({"detect": lambda trace, config: []}, r"detect must take \(frame, cfg\)"),
+        ({"detect": lambda frame: []}, r"detect must take \(frame, cfg\)"),
+        ({"detect": lambda frame, cfg, extra=None: []}, r"detect must take \(frame, cfg\)"),
+        ({"Config": MutableConfig}, "frozen dataclass"),
+        ({"Config": dict}, "frozen dataclass"),
+        ({"KIND": "slowness"}, "unknown kind 'slowness'"),
+        ({"REQUIRES": {"kernels", "gpus"}}, r"unknown prerequisites \['gpus'\]"),
+        ({"CODE": MISSING}, "missing CODE"),
+        ({"detect": MISSING}, "missing detect"),
+    ],
+    ids=[
+        "no-doc",
+        "blank-doc",
+        "wrong-names",
+        "one-arg",
+        "three-args",
+        "mutable-config",
+        "config-not-dataclass",
+        "unknown-kind",
+        "unknown-prerequisite",
+        "no-code",
+        "no-detect",
+    ],
+)
 def test_check_rejects(attrs, says):
     with pytest.raises(RegistryError, match=says):
         _check(fake_detector(**attrs))
@@ -86,10 +121,13 @@ def test_check_rejects(attrs, says):
 
 def test_registry_rejects_a_duplicate_code(monkeypatch):
     for name in ("fake_a", "fake_b"):
-        monkeypatch.setitem(sys.modules, f"bottleneck_lab.detectors.{name}",
-                            fake_detector(name, CODE="same-code"))
+        monkeypatch.setitem(
+            sys.modules, f"bottleneck_lab.detectors.{name}", fake_detector(name, CODE="same-code")
+        )
     monkeypatch.setattr(detectors, "MODULES", ("fake_a", "fake_b"))
-    with pytest.raises(RegistryError, match="duplicate detector code 'same-code' in .*fake_b and .*fake_a"):
+    with pytest.raises(
+        RegistryError, match="duplicate detector code 'same-code' in .*fake_b and .*fake_a"
+    ):
         detectors._load()
 
 
@@ -98,8 +136,18 @@ def test_registry_loads_every_module_once():
 
 
 # A time, a share, a size, or what is counted; "_ratio" says it has no unit.
-UNIT_SUFFIXES = ("_us", "_ms", "_pct", "_bytes", "_calls", "_count", "_tensors", "_steps", "_ratio",
-                 "_per_step")
+UNIT_SUFFIXES = (
+    "_us",
+    "_ms",
+    "_pct",
+    "_bytes",
+    "_calls",
+    "_count",
+    "_tensors",
+    "_steps",
+    "_ratio",
+    "_per_step",
+)
 
 
 @pytest.mark.parametrize("code", REGISTRY)
@@ -114,6 +162,7 @@ def test_registered_detector_follows_the_contract(code):
 
 # --- prerequisites ------------------------------------------------------------------------------
 
+
 def test_every_prerequisite_has_a_check():
     assert set(PREREQUISITE_CHECKS) == PREREQUISITES
 
@@ -122,16 +171,20 @@ def test_cpu_only_trace_skips_every_detector_that_needs_kernels():
     d = diagnose_trace(sc.cpu_only(True))
     needs_kernels = {c for c, det in REGISTRY.items() if "kernels" in det.requires}
     assert needs_kernels and {c: d.skipped.get(c) for c in needs_kernels} == dict.fromkeys(
-        needs_kernels, "skipped: trace has no GPU kernels")
+        needs_kernels, "skipped: trace has no GPU kernels"
+    )
     assert "data-loading" not in d.skipped and d.errors == {}
     assert "Detectors skipped" in render(d, "text")
 
 
-@pytest.mark.parametrize(("scenario", "code", "label"), [
-    ("gpu-idle", "precision", "recorded shapes (record_shapes=True)"),
-    ("gpu-idle", "communication", "NCCL kernels"),
-    ("gpu-idle", "data-loading", "DataLoader spans"),
-])
+@pytest.mark.parametrize(
+    ("scenario", "code", "label"),
+    [
+        ("gpu-idle", "precision", "recorded shapes (record_shapes=True)"),
+        ("gpu-idle", "communication", "NCCL kernels"),
+        ("gpu-idle", "data-loading", "DataLoader spans"),
+    ],
+)
 def test_missing_prerequisite_is_said(scenario, code, label):
     assert sc.diagnosed(scenario, True).skipped[code] == f"skipped: trace has no {label}"
 
@@ -139,12 +192,14 @@ def test_missing_prerequisite_is_said(scenario, code, label):
 def test_trace_without_runtime_calls_skips_the_launch_detectors():
     # What the loader should make of such a trace (see the xfail below): no runtime rows, no links.
     frame = load(sc.gpu_idle(True))
-    frame = dataclasses.replace(frame, runtime=frame.runtime.iloc[:0],
-                                gpu_ops=frame.gpu_ops.assign(launch=-1, op=-1))
+    frame = dataclasses.replace(
+        frame, runtime=frame.runtime.iloc[:0], gpu_ops=frame.gpu_ops.assign(launch=-1, op=-1)
+    )
     d = diagnose([frame])
     needs_runtime = {c for c, det in REGISTRY.items() if "runtime" in det.requires}
-    assert needs_runtime and all(d.skipped[c] == "skipped: trace has no CUDA runtime calls"
-                                 for c in needs_runtime)
+    assert needs_runtime and all(
+        d.skipped[c] == "skipped: trace has no CUDA runtime calls" for c in needs_runtime
+    )
     assert finding(d, "gpu-idle") is not None and d.errors == {}
 
 
@@ -157,38 +212,53 @@ def test_kernels_without_runtime_calls_load_and_skip_the_launch_detectors():
 
 # --- failures contained -------------------------------------------------------------------------
 
+
 def test_a_detector_that_raises_becomes_an_error_entry(monkeypatch):
     def boom(frame, cfg):
         raise RuntimeError("boom")
 
-    monkeypatch.setitem(REGISTRY, "sync-stall", dataclasses.replace(REGISTRY["sync-stall"], detect=boom))
+    monkeypatch.setitem(
+        REGISTRY, "sync-stall", dataclasses.replace(REGISTRY["sync-stall"], detect=boom)
+    )
     d = diagnose_trace(sc.mixed())
     assert list(d.errors) == ["sync-stall"]
     assert re.fullmatch(r"RuntimeError: boom \(test_engine\.py:\d+\)", d.errors["sync-stall"])
     assert finding(d, "sync-stall") is None
-    assert [f.code for f in d.findings] == ["data-loading", "host-bound", "gpu-idle", "launch-overhead"]
+    assert [f.code for f in d.findings] == [
+        "data-loading",
+        "host-bound",
+        "gpu-idle",
+        "launch-overhead",
+    ]
     assert "  sync-stall: RuntimeError: boom" in render(d, "text")
     assert json.loads(render(d, "json"))["detectors"]["errors"] == d.errors
 
 
 # --- overrides ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "parsed"), [
-    ("gpu-idle.min_share_pct=50", ("gpu-idle", "min_share_pct", 50.0)),
-    ("sync-stall.top_calls=2", ("sync-stall", "top_calls", 2)),
-])
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("gpu-idle.min_share_pct=50", ("gpu-idle", "min_share_pct", 50.0)),
+        ("sync-stall.top_calls=2", ("sync-stall", "top_calls", 2)),
+    ],
+)
 def test_parse_override_types_the_value(text, parsed):
     assert parse_override(text) == parsed
     assert type(parse_override(text)[2]) is type(parsed[2])
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("nope.x=1", "unknown detector 'nope'"),
-    ("gpu-idle.nope=1", "gpu-idle has no field 'nope'"),
-    ("gpu-idle.min_share_pct=lots", "'lots' is not a float"),
-    ("gpu-idle=1", "expected detector.field=value"),
-    ("gpu-idle.min_share_pct", "expected detector.field=value"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("nope.x=1", "unknown detector 'nope'"),
+        ("gpu-idle.nope=1", "gpu-idle has no field 'nope'"),
+        ("gpu-idle.min_share_pct=lots", "'lots' is not a float"),
+        ("gpu-idle=1", "expected detector.field=value"),
+        ("gpu-idle.min_share_pct", "expected detector.field=value"),
+    ],
+)
 def test_parse_override_rejects(text, says):
     with pytest.raises(ValueError, match=re.escape(says)):
         parse_override(text)
@@ -200,18 +270,33 @@ def test_override_changes_one_detector_only():
     assert all(cfg == REGISTRY[c].config() for c, cfg in cfgs.items() if c != "gpu-idle")
 
 
-@pytest.mark.parametrize(("min_share_pct", "fires"),
-                         [(3.0, True), (33.0, True), (34.0, False), (50.0, False)])
+@pytest.mark.parametrize(
+    ("min_share_pct", "fires"), [(3.0, True), (33.0, True), (34.0, False), (50.0, False)]
+)
 def test_override_moves_the_threshold(min_share_pct, fires):
-    d = diagnose([load(sc.gpu_idle(True))], overrides={"gpu-idle": {"min_share_pct": min_share_pct}})
+    d = diagnose(
+        [load(sc.gpu_idle(True))], overrides={"gpu-idle": {"min_share_pct": min_share_pct}}
+    )
     assert (finding(d, "gpu-idle") is not None) == fires  # the gap is 33.3% of the step
 
 
 # --- severity -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("share", "severity"), [
-    (None, "info"), (0.0, "info"), (2.99, "info"), (3.0, "low"), (9.99, "low"), (10.0, "medium"),
-    (24.99, "medium"), (25.0, "high"), (100.0, "high")])
+
+@pytest.mark.parametrize(
+    ("share", "severity"),
+    [
+        (None, "info"),
+        (0.0, "info"),
+        (2.99, "info"),
+        (3.0, "low"),
+        (9.99, "low"),
+        (10.0, "medium"),
+        (24.99, "medium"),
+        (25.0, "high"),
+        (100.0, "high"),
+    ],
+)
 def test_severity_for_share(share, severity):
     assert severity_for_share(share) == severity
 
@@ -223,28 +308,44 @@ def test_severity_thresholds_are_the_documented_ones():
 
 # --- ranking and idle accounting ----------------------------------------------------------------
 
+
 def make(code: str, severity: str, lost: float | None) -> Finding:
     return Finding(code, "gpu_idle", severity, code, lost, None, {}, "")
 
 
 def test_rank_findings_by_cost_then_severity_then_code():
-    found = [make("a", "high", None), make("b", "low", 5.0), make("c", "info", 50.0),
-             make("d", "medium", 5.0), make("e", "low", None)]
+    found = [
+        make("a", "high", None),
+        make("b", "low", 5.0),
+        make("c", "info", 50.0),
+        make("d", "medium", 5.0),
+        make("e", "low", None),
+    ]
     assert [f.code for f in rank_findings(found)] == ["c", "d", "b", "a", "e"]
 
 
 def test_mixed_trace_ranks_each_cause_by_the_idle_it_caused():
     d = diagnose_trace(sc.mixed())
     assert [(f.code, f.severity, f.time_lost_us_per_step) for f in d.findings] == [
-        ("data-loading", "medium", 310.0), ("sync-stall", "medium", 260.0),
-        ("host-bound", "medium", 170.0), ("gpu-idle", "low", 120.0), ("launch-overhead", "low", 90.0)]
+        ("data-loading", "medium", 310.0),
+        ("sync-stall", "medium", 260.0),
+        ("host-bound", "medium", 170.0),
+        ("gpu-idle", "low", 120.0),
+        ("launch-overhead", "low", 90.0),
+    ]
     assert d.verdict.code == "data-loading"
     assert_ranked(d)
 
 
-TRACES = {**{f"{code}-{v}": (lambda fn=fn, bad=bad: fn(bad)) for code, fn in SCENARIOS.items()
-             for v, bad in (("bad", True), ("good", False))},
-          "mixed": sc.mixed, "host-bound-python": lambda: sc.host_bound(True, python=True)}
+TRACES = {
+    **{
+        f"{code}-{v}": (lambda fn=fn, bad=bad: fn(bad))
+        for code, fn in SCENARIOS.items()
+        for v, bad in (("bad", True), ("good", False))
+    },
+    "mixed": sc.mixed,
+    "host-bound-python": lambda: sc.host_bound(True, python=True),
+}
 
 
 @pytest.mark.parametrize("name", TRACES)
@@ -265,8 +366,10 @@ def test_launch_bound_idle_is_launch_overheads_even_with_a_small_batch():
 
 
 def test_merged_ranks_do_not_claim_more_idle_than_any_rank_has():
-    frames = [load(sc.split_idle(0, 400, 100), name="rank0.json"),
-              load(sc.split_idle(1, 100, 400), name="rank1.json")]
+    frames = [
+        load(sc.split_idle(0, 400, 100), name="rank0.json"),
+        load(sc.split_idle(1, 100, 400), name="rank1.json"),
+    ]
     assert [round(idle_per_step(f)) for f in frames] == [510, 510]
     d = diagnose(frames)
     assert sum(idle_claimed(d).values()) <= max(idle_per_step(f) for f in frames) + 1
@@ -276,15 +379,16 @@ def test_idle_opening_the_window_before_a_kernel_queued_earlier_is_unrecorded_wo
     """The issue's warm-up artefact: the first kernel of the window was launched before the
     window opened (the profiler did not record what the GPU ran before it), so the gap in front
     of it is not idle anyone caused; the same gap in a later step, launched late, is."""
-    from bottleneck_lab import facts
     from scenarios import launch
     from tracegen import TraceBuilder
 
+    from bottleneck_lab import facts
+
     b = TraceBuilder()
     b.step(1, 0.0, 1000)
-    launch(b, -50.0, 300.0, 500)        # queued before the window: ran once earlier work drained
+    launch(b, -50.0, 300.0, 500)  # queued before the window: ran once earlier work drained
     b.step(2, 1000.0, 1000)
-    launch(b, 1400.0, 1410.0, 500)      # launched late inside step 2: the host made this gap
+    launch(b, 1400.0, 1410.0, 500)  # launched late inside step 2: the host made this gap
     frame = load(b)
     gaps = facts.idle_gaps(frame)
     first = gaps.loc[gaps["start"] == 0.0]

@@ -6,21 +6,24 @@ that kind. Both skip what is absent. Assertions are about codes and invariants, 
 from __future__ import annotations
 
 import pytest
+from checks import assert_idle_partitioned, assert_no_idle_counted_twice, assert_ranked
+from conftest import EXTERNAL_TRACES, REPO, external_traces
+from scenarios import serious
 
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.demos import DEMOS
 from bottleneck_lab.trace import load_trace
-from checks import assert_idle_partitioned, assert_no_idle_counted_twice, assert_ranked
-from conftest import EXTERNAL_TRACES, REPO, external_traces
-from scenarios import serious
 
 
 def external_inputs() -> list:
     """Each trace file, and each directory holding more than one (a multi-rank job); a directory
     of one file would only repeat that file."""
     found = [t for t in external_traces() if t.is_trace]
-    return [pytest.param(t, id=t.name) for t in found if t.path.is_file() or sum(
-        1 for f in t.path.iterdir() if ".json" in f.name) > 1]
+    return [
+        pytest.param(t, id=t.name)
+        for t in found
+        if t.path.is_file() or sum(1 for f in t.path.iterdir() if ".json" in f.name) > 1
+    ]
 
 
 @pytest.mark.skipif(not EXTERNAL_TRACES.is_dir(), reason=f"no external traces at {EXTERNAL_TRACES}")
@@ -51,18 +54,27 @@ def demo_diagnosis(name: str, variant: str):
 # Demos whose bad trace is not (yet) diagnosed as their kind, and why (H100 traces of 2026-11-21).
 MISDIAGNOSED: dict[str, str] = {
     "sync": "the FP32 MLP's precision estimate (31.7% of the step) ranks above the sync stall (28%); "
-            "whether BF16 would save that much in this sync-bound loop was not measured"}
+    "whether BF16 would save that much in this sync-bound loop was not measured"
+}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=MISDIAGNOSED[n])) if n in MISDIAGNOSED
-    else n for n in DEMOS])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=MISDIAGNOSED[n]))
+        if n in MISDIAGNOSED
+        else n
+        for n in DEMOS
+    ],
+)
 def test_demo_bad_trace_is_diagnosed_as_its_kind(name):
     d = demo_diagnosis(name, "bad")
     if DEMOS[name].kind == "activation_memory":
         # activation_memory is info unless memory is near capacity (DESIGN.md): the top of the
         # ranked list, not a medium/high verdict, is what the checkpointing demo can show
-        assert d.findings and d.findings[0].kind == "activation_memory", [(f.code, f.severity) for f in d.findings]
+        assert d.findings and d.findings[0].kind == "activation_memory", [
+            (f.code, f.severity) for f in d.findings
+        ]
         return
     top = serious(d)
     assert top, "no medium or high finding"

@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 
 import pytest
-
 import scenarios as sc
+from scenarios import SCENARIOS, diagnosed
+
 from bottleneck_lab.diagnosis import SCHEMA
 from bottleneck_lab.report import render
-from scenarios import SCENARIOS, diagnosed
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -29,7 +29,9 @@ def check_golden(name: str, text: str) -> None:
     path = GOLDEN / name
     if os.environ.get("BOTTLENECK_LAB_REGOLD"):
         path.write_text(text, encoding="utf-8")
-    assert path.read_text(encoding="utf-8") == text, f"{path} differs: see the regenerate note above"
+    assert path.read_text(encoding="utf-8") == text, (
+        f"{path} differs: see the regenerate note above"
+    )
 
 
 def test_text_report_of_the_mixed_trace_is_golden():
@@ -60,15 +62,26 @@ def test_text_reports_fit_100_columns_and_colour_only_when_asked():
         assert strip == plain  # colour changes nothing but the escape codes
 
 
-FINDING_KEYS = {"code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct",
-                "evidence", "fix", "efficiency"}
+FINDING_KEYS = {
+    "code",
+    "kind",
+    "severity",
+    "title",
+    "time_lost_us_per_step",
+    "share_pct",
+    "evidence",
+    "fix",
+    "efficiency",
+}
 
 
 @pytest.mark.parametrize("code", SCENARIOS)
 def test_every_renderer_handles_every_scenario(code):
     d = diagnosed(code, True)
     text = render(d, "text")
-    assert text.startswith("bottleneck-lab diagnosis\n") and d.verdict.title in " ".join(text.split())
+    assert text.startswith("bottleneck-lab diagnosis\n") and d.verdict.title in " ".join(
+        text.split()
+    )
     assert render(d, "markdown").startswith("# bottleneck-lab diagnosis")
     doc = json.loads(render(d, "json"))
     assert doc["schema"] == SCHEMA

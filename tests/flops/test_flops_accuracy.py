@@ -37,8 +37,14 @@ CPU_ATTENTION = {
 class MLP(nn.Module):
     def __init__(self, width=128):
         super().__init__()
-        self.net = nn.Sequential(nn.Linear(64, width), nn.ReLU(), nn.LayerNorm(width),
-                                 nn.Linear(width, width), nn.GELU(), nn.Linear(width, 10))
+        self.net = nn.Sequential(
+            nn.Linear(64, width),
+            nn.ReLU(),
+            nn.LayerNorm(width),
+            nn.Linear(width, width),
+            nn.GELU(),
+            nn.Linear(width, 10),
+        )
 
     def forward(self, x):
         return self.net(x)
@@ -48,8 +54,12 @@ class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
-            nn.Conv2d(16, 32, 3, stride=2, groups=2), nn.GroupNorm(4, 32), nn.SiLU(),
+            nn.Conv2d(3, 16, 3, padding=1),
+            nn.BatchNorm2d(16),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, groups=2),
+            nn.GroupNorm(4, 32),
+            nn.SiLU(),
             nn.Conv2d(32, 32, 3, padding=2, dilation=2, bias=False),
             nn.ConvTranspose2d(32, 8, 2, stride=2),
         )
@@ -69,7 +79,9 @@ class Block(nn.Module):
 
     def forward(self, x):
         b, t, d = x.shape
-        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        q, k, v = (
+            self.qkv(self.ln1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        )
         attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         x = x + self.proj(attn.transpose(1, 2).reshape(b, t, d))
         return x + self.mlp(self.ln2(x))
@@ -97,12 +109,18 @@ class CheckpointedMLP(nn.Module):
         self.checkpoint_kwargs = checkpoint_kwargs  # empty: no checkpointing
         self.inp = nn.Linear(64, width)
         self.blocks = nn.ModuleList(
-            nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Linear(width, width)) for _ in range(blocks))
+            nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Linear(width, width))
+            for _ in range(blocks)
+        )
 
     def forward(self, x):
         x = self.inp(x)
         for block in self.blocks:
-            x = x + (checkpoint(block, x, **self.checkpoint_kwargs) if self.checkpoint_kwargs else block(x))
+            x = x + (
+                checkpoint(block, x, **self.checkpoint_kwargs)
+                if self.checkpoint_kwargs
+                else block(x)
+            )
         return x
 
 
@@ -114,17 +132,30 @@ def _train_step(model, inputs):
 def _trace_ops(path):
     with open(path) as f:
         events = json.load(f)["traceEvents"]
-    return [(e["name"], e["ts"], e["dur"], e["tid"], e["args"].get("Input Dims"),
-             e["args"].get("Input type"), e["args"].get("Concrete Inputs"))
-            for e in events if e.get("cat") == "cpu_op" and e.get("ph") == "X"]
+    return [
+        (
+            e["name"],
+            e["ts"],
+            e["dur"],
+            e["tid"],
+            e["args"].get("Input Dims"),
+            e["args"].get("Input type"),
+            e["args"].get("Concrete Inputs"),
+        )
+        for e in events
+        if e.get("cat") == "cpu_op" and e.get("ph") == "X"
+    ]
 
 
 def measure(model, inputs, tmp_path, sdpa_backend=None):
     """(our FLOPs from the trace, FlopCounterMode FLOPs, our totals) for one training step."""
     torch.manual_seed(0)
     _train_step(model, inputs)  # warm-up outside both counters
-    backend = (torch.nn.attention.sdpa_kernel(sdpa_backend) if sdpa_backend is not None
-               else contextlib.nullcontext())
+    backend = (
+        torch.nn.attention.sdpa_kernel(sdpa_backend)
+        if sdpa_backend is not None
+        else contextlib.nullcontext()
+    )
     with backend:
         with flop_counter.FlopCounterMode(display=False, custom_mapping=CPU_ATTENTION) as counter:
             _train_step(model, inputs)
@@ -141,11 +172,21 @@ CASES = {
     "mlp_bf16": lambda: (MLP().to(torch.bfloat16), torch.randn(32, 64, dtype=torch.bfloat16), None),
     "cnn": lambda: (SmallCNN(), torch.randn(4, 3, 32, 32), None),
     "transformer_sdpa": lambda: (Transformer(), torch.randint(0, 100, (2, 32)), None),
-    "transformer_math_sdpa": lambda: (Transformer(), torch.randint(0, 100, (2, 32)),
-                                      torch.nn.attention.SDPBackend.MATH),
-    "checkpoint_reentrant": lambda: (CheckpointedMLP(use_reentrant=True), torch.randn(32, 64), None),
-    "checkpoint_no_early_stop": lambda: (CheckpointedMLP(use_reentrant=False, early_stop=False),
-                                         torch.randn(32, 64), None),
+    "transformer_math_sdpa": lambda: (
+        Transformer(),
+        torch.randint(0, 100, (2, 32)),
+        torch.nn.attention.SDPBackend.MATH,
+    ),
+    "checkpoint_reentrant": lambda: (
+        CheckpointedMLP(use_reentrant=True),
+        torch.randn(32, 64),
+        None,
+    ),
+    "checkpoint_no_early_stop": lambda: (
+        CheckpointedMLP(use_reentrant=False, early_stop=False),
+        torch.randn(32, 64),
+        None,
+    ),
 }
 
 
@@ -153,8 +194,10 @@ CASES = {
 def test_trace_flops_match_flop_counter_mode(case, tmp_path):
     model, inputs, backend = CASES[case]()
     ours, truth, totals = measure(model, inputs, tmp_path, backend)
-    print(f"\n{case}: trace {ours:.0f} FLOPs, FlopCounterMode {truth} FLOPs, ratio {ours / truth:.4f}, "
-          f"by category {totals.flops_by_category}")
+    print(
+        f"\n{case}: trace {ours:.0f} FLOPs, FlopCounterMode {truth} FLOPs, ratio {ours / truth:.4f}, "
+        f"by category {totals.flops_by_category}"
+    )
     assert truth > 0
     assert ours == pytest.approx(truth, rel=TOLERANCE)
     assert totals.total_bytes > 0
@@ -202,25 +245,57 @@ CONV_CONFIGS = [
 def test_convolution_formulas_match_flop_counter_mode(config, input_grad):
     nd, cin, cout, k, stride, padding, dilation, groups, transposed, out_pad = config
     x = torch.randn(2, cin, *([9] * nd), requires_grad=input_grad)
-    w_shape = (cin, cout // groups, *([k] * nd)) if transposed else (cout, cin // groups, *([k] * nd))
+    w_shape = (
+        (cin, cout // groups, *([k] * nd)) if transposed else (cout, cin // groups, *([k] * nd))
+    )
     w = torch.randn(w_shape, requires_grad=True)
     rep = lambda v: [v] * nd  # noqa: E731
-    conv_args = (rep(stride), rep(padding), rep(dilation), transposed, rep(out_pad if transposed else 0), groups)
+    conv_args = (
+        rep(stride),
+        rep(padding),
+        rep(dilation),
+        transposed,
+        rep(out_pad if transposed else 0),
+        groups,
+    )
 
     with flop_counter.FlopCounterMode(display=False) as counter:
         out = torch.ops.aten.convolution(x, w, None, *conv_args)
-    fwd = op_cost("aten::convolution",
-                  [list(x.shape), list(w.shape), [], [], [], [], [], [], []],
-                  ["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"],
-                  ["", "", ""] + [str(a) for a in conv_args])
+    fwd = op_cost(
+        "aten::convolution",
+        [list(x.shape), list(w.shape), [], [], [], [], [], [], []],
+        [
+            "float",
+            "float",
+            "",
+            "ScalarList",
+            "ScalarList",
+            "ScalarList",
+            "Scalar",
+            "ScalarList",
+            "Scalar",
+        ],
+        ["", "", ""] + [str(a) for a in conv_args],
+    )
     assert fwd.flops == counter.get_total_flops()
 
     mask = [input_grad, True, False]
     with flop_counter.FlopCounterMode(display=False) as counter:
         torch.ops.aten.convolution_backward(torch.ones_like(out), x, w, None, *conv_args, mask)
-    bwd = op_cost("aten::convolution_backward",
-                  [list(out.shape), list(x.shape), list(w.shape)] + [[]] * 8,
-                  ["float"] * 3 + ["", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList",
-                                   "Scalar", "ScalarList"],
-                  ["", "", "", ""] + [str(a) for a in conv_args] + [str(mask)])
+    bwd = op_cost(
+        "aten::convolution_backward",
+        [list(out.shape), list(x.shape), list(w.shape)] + [[]] * 8,
+        ["float"] * 3
+        + [
+            "",
+            "ScalarList",
+            "ScalarList",
+            "ScalarList",
+            "Scalar",
+            "ScalarList",
+            "Scalar",
+            "ScalarList",
+        ],
+        ["", "", "", ""] + [str(a) for a in conv_args] + [str(mask)],
+    )
     assert bwd.flops == counter.get_total_flops()

@@ -21,20 +21,34 @@ def load(relative):
 
 
 def cpu_ops(trace):
-    return [(e["name"], e.get("ts"), e.get("dur"), e.get("tid"), e["args"].get("Input Dims"),
-             e["args"].get("Input type"), e["args"].get("Concrete Inputs"))
-            for e in trace["traceEvents"]
-            if e.get("cat") in ("cpu_op", "Operator") and e.get("ph") == "X" and "args" in e]
+    return [
+        (
+            e["name"],
+            e.get("ts"),
+            e.get("dur"),
+            e.get("tid"),
+            e["args"].get("Input Dims"),
+            e["args"].get("Input type"),
+            e["args"].get("Concrete Inputs"),
+        )
+        for e in trace["traceEvents"]
+        if e.get("cat") in ("cpu_op", "Operator") and e.get("ph") == "X" and "args" in e
+    ]
 
 
-@pytest.mark.parametrize("relative,expected", [
-    ("a100_80gb_torchrec_16rank_record_shapes/rank0.json.gz", "NVIDIA A100 80GB SXM4"),
-    ("a100_cnn_ddp2_nccl_collective_args/nccl_data.json.gz", "NVIDIA A100 40GB SXM4"),
-    ("v100_ddp2_sgd_profile_memory/df_index_resolver.json.gz", "NVIDIA V100 SXM2"),
-    ("gp100_gpu_user_annotation/step_based_trace_2543932.json.gz", "NVIDIA Quadro GP100"),
-    ("amd_mi250_rocm62_toy_train/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-     "AMD Instinct MI250 (one GCD) / MI210"),
-])
+@pytest.mark.parametrize(
+    "relative,expected",
+    [
+        ("a100_80gb_torchrec_16rank_record_shapes/rank0.json.gz", "NVIDIA A100 80GB SXM4"),
+        ("a100_cnn_ddp2_nccl_collective_args/nccl_data.json.gz", "NVIDIA A100 40GB SXM4"),
+        ("v100_ddp2_sgd_profile_memory/df_index_resolver.json.gz", "NVIDIA V100 SXM2"),
+        ("gp100_gpu_user_annotation/step_based_trace_2543932.json.gz", "NVIDIA Quadro GP100"),
+        (
+            "amd_mi250_rocm62_toy_train/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+            "AMD Instinct MI250 (one GCD) / MI210",
+        ),
+    ],
+)
 def test_device_properties_match_the_table(relative, expected):
     props = load(relative)["deviceProperties"]
     assert match_device(props[0]).name == expected
@@ -42,12 +56,16 @@ def test_device_properties_match_the_table(relative, expected):
 
 def test_torchrec_trace_without_concrete_inputs():
     # 2023 trace: record_shapes but no "Concrete Inputs", old type names ("long", "int")
-    totals = count_step_flops(cpu_ops(load("a100_80gb_torchrec_16rank_record_shapes/rank0.json.gz")))
+    totals = count_step_flops(
+        cpu_ops(load("a100_80gb_torchrec_16rank_record_shapes/rank0.json.gz"))
+    )
     assert totals.flops_by_category.get("gemm", 0) > 1e9
     assert set(totals.compute_flops_by_dtype) == {"fp32"}
 
 
 def test_mi250_toy_train_counts_its_matmuls():
-    totals = count_step_flops(cpu_ops(load("amd_mi250_rocm62_toy_train/mi250_minitoy_train_ROCm6_2_kineto.json.gz")))
+    totals = count_step_flops(
+        cpu_ops(load("amd_mi250_rocm62_toy_train/mi250_minitoy_train_ROCm6_2_kineto.json.gz"))
+    )
     assert totals.flops_by_category["gemm"] > 0
     assert totals.flops_by_category["elementwise"] > 0  # relu, optimizer _foreach_add_

@@ -27,7 +27,9 @@ def test_trace_flops_match_flopcountermode(trace):
     meta = sidecar(trace)
     summary = diagnose(load_trace(trace), path=str(trace)).summary
     if "change every step" in meta.get("flops_source", ""):
-        pytest.skip("shapes change every step: one eager step's FlopCounterMode count is not each step's")
+        pytest.skip(
+            "shapes change every step: one eager step's FlopCounterMode count is not each step's"
+        )
     if meta["config"].get("cuda_graph"):
         assert summary.flops_per_step is None and summary.mfu_pct is None
         return

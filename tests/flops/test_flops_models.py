@@ -26,25 +26,35 @@ def test_mm_counts_2mnk_and_reads_inputs_writes_output():
 
 def test_addmm_ignores_bias_flops_but_counts_its_bytes():
     # exactly as a Kineto trace records nn.Linear(64, 192) on a (32, 64) input
-    c = cost("aten::addmm", [[192], [32, 64], [64, 192], [], []],
-             [F32, F32, F32, "Scalar", "Scalar"], ["", "", "", "1", "1"])
+    c = cost(
+        "aten::addmm",
+        [[192], [32, 64], [64, 192], [], []],
+        [F32, F32, F32, "Scalar", "Scalar"],
+        ["", "", "", "1", "1"],
+    )
     assert c.flops == 2 * 32 * 64 * 192
     assert c.bytes == 4 * (192 + 32 * 64 + 64 * 192 + 32 * 192)
 
 
 def test_bmm_and_baddbmm():
     assert cost("aten::bmm", [[8, 16, 32], [8, 32, 4]], [BF16, BF16]).flops == 8 * 16 * 4 * 2 * 32
-    c = cost("aten::baddbmm", [[8, 16, 4], [8, 16, 32], [8, 32, 4], [], []],
-             [BF16, BF16, BF16, "Scalar", "Scalar"])
+    c = cost(
+        "aten::baddbmm",
+        [[8, 16, 4], [8, 16, 32], [8, 32, 4], [], []],
+        [BF16, BF16, BF16, "Scalar", "Scalar"],
+    )
     assert c.flops == 8 * 16 * 4 * 2 * 32
     assert c.dtype == "bf16"
     assert c.bytes == 2 * (8 * 16 * 4 * 2 + 8 * 16 * 32 + 8 * 32 * 4)
 
 
 def test_scaled_mm_is_fp8_and_writes_out_dtype():
-    c = cost("aten::_scaled_mm", [[64, 128], [128, 32], [], [], [], [], [], []],
-             ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", F32, F32, "", "", "Scalar", "Scalar"],
-             ["", "", "", "", "", "", "15", "False"])
+    c = cost(
+        "aten::_scaled_mm",
+        [[64, 128], [128, 32], [], [], [], [], [], []],
+        ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", F32, F32, "", "", "Scalar", "Scalar"],
+        ["", "", "", "", "", "", "15", "False"],
+    )
     assert c.flops == 2 * 64 * 128 * 32
     assert c.dtype == "fp8"
     assert c.bytes == 64 * 128 + 128 * 32 + 4 + 4 + 2 * 64 * 32  # bf16 output
@@ -54,35 +64,72 @@ def test_gemm_with_mismatched_inner_dim_is_rejected():
     assert op_cost("aten::mm", [[32, 64], [65, 16]], [F32, F32], None) is None
 
 
-@pytest.mark.parametrize("name", ["aten::linear", "aten::matmul", "aten::conv2d", "aten::einsum",
-                                  "aten::scaled_dot_product_attention", "aten::t", "aten::view"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "aten::linear",
+        "aten::matmul",
+        "aten::conv2d",
+        "aten::einsum",
+        "aten::scaled_dot_product_attention",
+        "aten::t",
+        "aten::view",
+    ],
+)
 def test_composite_wrappers_carry_no_cost(name):
     # counted once at the leaf op they call (addmm, mm, convolution, ...)
     assert op_cost(name, [[32, 64], [16, 64], [16]], [F32, F32, F32], ["", "", ""]) is None
 
 
-@pytest.mark.parametrize("name", ["aten::frobnicate", "fbgemm::permute_2D_sparse_data",
-                                  "ProfilerStep#3", "", None])
+@pytest.mark.parametrize(
+    "name", ["aten::frobnicate", "fbgemm::permute_2D_sparse_data", "ProfilerStep#3", "", None]
+)
 def test_unknown_ops_are_none(name):
     assert op_cost(name, [[4]], [F32], [""]) is None
 
 
-@pytest.mark.parametrize("dims,types", [(None, None), ([], []), ([[32, 64]], [F32]),
-                                        ([[32, 64], "junk"], [F32, F32]),
-                                        ([[32, 64], [64, 16]], [F32, "Scalar"])])
+@pytest.mark.parametrize(
+    "dims,types",
+    [
+        (None, None),
+        ([], []),
+        ([[32, 64]], [F32]),
+        ([[32, 64], "junk"], [F32, F32]),
+        ([[32, 64], [64, 16]], [F32, "Scalar"]),
+    ],
+)
 def test_missing_or_damaged_args_give_none(dims, types):
     assert op_cost("aten::mm", dims, types, None) is None
 
 
 # --- convolution ----------------------------------------------------------------------------
 
-CONV_TYPES = [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"]
+CONV_TYPES = [
+    F32,
+    F32,
+    F32,
+    "ScalarList",
+    "ScalarList",
+    "ScalarList",
+    "Scalar",
+    "ScalarList",
+    "Scalar",
+]
 
 
 def conv_args(x, w, stride, padding, dilation, transposed=False, output_padding=(0, 0), groups=1):
     dims = [x, w, [w[1] * groups if transposed else w[0]], [], [], [], [], [], []]
-    concrete = ["", "", "", str(list(stride)), str(list(padding)), str(list(dilation)),
-                str(transposed), str(list(output_padding)), str(groups)]
+    concrete = [
+        "",
+        "",
+        "",
+        str(list(stride)),
+        str(list(padding)),
+        str(list(dilation)),
+        str(transposed),
+        str(list(output_padding)),
+        str(groups),
+    ]
     return dims, CONV_TYPES, concrete
 
 
@@ -96,44 +143,94 @@ def test_convolution_uses_output_spatial_size():
 
 def test_convolution_with_dilation_and_groups():
     # dilation 2 makes a 3x3 kernel span 5: 20 -> 16; groups=4 shows in the weight's c_in
-    c = cost("aten::convolution", *conv_args([2, 8, 20, 20], [8, 2, 3, 3], [1, 1], [0, 0], [2, 2], groups=4))
+    c = cost(
+        "aten::convolution",
+        *conv_args([2, 8, 20, 20], [8, 2, 3, 3], [1, 1], [0, 0], [2, 2], groups=4),
+    )
     assert c.flops == 16 * 16 * 9 * 2 * 8 * 2 * 2
 
 
 def test_transposed_convolution_counts_input_spatial_size():
-    c = cost("aten::convolution",
-             *conv_args([2, 16, 7, 7], [16, 4, 2, 2], [2, 2], [0, 0], [1, 1], transposed=True))
+    c = cost(
+        "aten::convolution",
+        *conv_args([2, 16, 7, 7], [16, 4, 2, 2], [2, 2], [0, 0], [1, 1], transposed=True),
+    )
     assert c.flops == 7 * 7 * 4 * 2 * 16 * 4 * 2
     assert c.bytes == 4 * (2 * 16 * 49 + 16 * 4 * 4 + 4 + 2 * 4 * 14 * 14)  # output 14x14
 
 
 def test_backend_convolutions_read_their_own_argument_order():
     # mkldnn_convolution(self, weight, bias, padding, stride, dilation, groups)
-    mkldnn = cost("aten::mkldnn_convolution", [[4, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], []],
-                  [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar"],
-                  ["", "", "", "[1, 1]", "[2, 2]", "[1, 1]", "1"])
+    mkldnn = cost(
+        "aten::mkldnn_convolution",
+        [[4, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], []],
+        [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar"],
+        ["", "", "", "[1, 1]", "[2, 2]", "[1, 1]", "1"],
+    )
     # cudnn_convolution(self, weight, padding, stride, dilation, groups, benchmark, deterministic, tf32)
-    cudnn = cost("aten::cudnn_convolution", [[4, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], [], [], []],
-                 [F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar", "Scalar", "Scalar", "Scalar"],
-                 ["", "", "[1, 1]", "[2, 2]", "[1, 1]", "1", "False", "False", "True"])
-    generic = cost("aten::convolution", *conv_args([4, 3, 32, 32], [16, 3, 3, 3], [2, 2], [1, 1], [1, 1]))
+    cudnn = cost(
+        "aten::cudnn_convolution",
+        [[4, 3, 32, 32], [16, 3, 3, 3], [], [], [], [], [], [], []],
+        [
+            F32,
+            F32,
+            "ScalarList",
+            "ScalarList",
+            "ScalarList",
+            "Scalar",
+            "Scalar",
+            "Scalar",
+            "Scalar",
+        ],
+        ["", "", "[1, 1]", "[2, 2]", "[1, 1]", "1", "False", "False", "True"],
+    )
+    generic = cost(
+        "aten::convolution", *conv_args([4, 3, 32, 32], [16, 3, 3, 3], [2, 2], [1, 1], [1, 1])
+    )
     assert mkldnn.flops == cudnn.flops == generic.flops
 
 
 def test_convolution_without_concrete_inputs_assumes_op_defaults():
     # old traces: stride 1, padding 0, dilation 1
-    c = cost("aten::convolution", [[1, 3, 10, 10], [8, 3, 3, 3], [8], [], [], [], [], [], []], CONV_TYPES, None)
+    c = cost(
+        "aten::convolution",
+        [[1, 3, 10, 10], [8, 3, 3, 3], [8], [], [], [], [], [], []],
+        CONV_TYPES,
+        None,
+    )
     assert c.flops == 8 * 8 * 9 * 1 * 8 * 3 * 2
 
 
-BWD_TYPES = [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "ScalarList", "Scalar",
-             "ScalarList", "Scalar", "ScalarList"]
+BWD_TYPES = [
+    F32,
+    F32,
+    F32,
+    "ScalarList",
+    "ScalarList",
+    "ScalarList",
+    "ScalarList",
+    "Scalar",
+    "ScalarList",
+    "Scalar",
+    "ScalarList",
+]
 
 
 def conv_bwd(grad_out, x, w, mask, transposed=False):
     dims = [grad_out, x, w, [], [], [], [], [], [], [], []]
-    concrete = ["", "", "", f"[{grad_out[1]}]", "[1, 1]", "[1, 1]", "[1, 1]", str(transposed),
-                "[0, 0]", "1", str(list(mask))]
+    concrete = [
+        "",
+        "",
+        "",
+        f"[{grad_out[1]}]",
+        "[1, 1]",
+        "[1, 1]",
+        "[1, 1]",
+        str(transposed),
+        "[0, 0]",
+        "1",
+        str(list(mask)),
+    ]
     return cost("aten::convolution_backward", dims, BWD_TYPES, concrete)
 
 
@@ -162,8 +259,12 @@ def sdpa_fwd(b, h, s, d):
 def test_sdpa_forward_counts_two_matmuls_causal_or_not():
     q = [2, 8, 128, 64]
     for causal in ("True", "False"):
-        c = cost("aten::_scaled_dot_product_flash_attention", [q, q, q, [], [], [], []],
-                 [BF16, BF16, BF16, "Scalar", "Scalar", "Scalar", ""], ["", "", "", "0.", causal, "False", ""])
+        c = cost(
+            "aten::_scaled_dot_product_flash_attention",
+            [q, q, q, [], [], [], []],
+            [BF16, BF16, BF16, "Scalar", "Scalar", "Scalar", ""],
+            ["", "", "", "0.", causal, "False", ""],
+        )
         assert c.flops == sdpa_fwd(2, 8, 128, 64)
         assert (c.category, c.dtype) == ("attention", "bf16")
         assert c.bytes == 2 * 4 * (2 * 8 * 128 * 64)  # q, k, v read, out written
@@ -171,10 +272,12 @@ def test_sdpa_forward_counts_two_matmuls_causal_or_not():
 
 def test_sdpa_backward_is_two_and_a_half_times_forward():
     q = [2, 8, 128, 64]
-    for name in ("aten::_scaled_dot_product_flash_attention_backward",
-                 "aten::_scaled_dot_product_efficient_attention_backward",
-                 "aten::_scaled_dot_product_cudnn_attention_backward",
-                 "aten::_scaled_dot_product_flash_attention_for_cpu_backward"):
+    for name in (
+        "aten::_scaled_dot_product_flash_attention_backward",
+        "aten::_scaled_dot_product_efficient_attention_backward",
+        "aten::_scaled_dot_product_cudnn_attention_backward",
+        "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
+    ):
         c = cost(name, [q, q, q, q, q, [2, 8, 128]], [BF16] * 5 + [F32])
         assert c.flops == 2.5 * sdpa_fwd(2, 8, 128, 64), name
 
@@ -184,9 +287,15 @@ def test_flash_kernel_layout_matches_sdpa_layout():
     # counting both the same lets the innermost one stand for the pair.
     bhsd, bshd = [2, 8, 128, 64], [2, 128, 8, 64]
     outer = cost("aten::_scaled_dot_product_flash_attention", [bhsd] * 3, [BF16] * 3)
-    inner = cost("aten::_flash_attention_forward", [bshd, bshd, bshd, [], [], [], []],
-                 [BF16] * 3 + ["", "", "Scalar", "Scalar"], ["", "", "", "", "", "128", "128"])
-    eff = cost("aten::_efficient_attention_forward", [bshd, bshd, bshd, [], [], []], [BF16] * 3 + [""] * 3)
+    inner = cost(
+        "aten::_flash_attention_forward",
+        [bshd, bshd, bshd, [], [], [], []],
+        [BF16] * 3 + ["", "", "Scalar", "Scalar"],
+        ["", "", "", "", "", "128", "128"],
+    )
+    eff = cost(
+        "aten::_efficient_attention_forward", [bshd, bshd, bshd, [], [], []], [BF16] * 3 + [""] * 3
+    )
     assert outer.flops == inner.flops == eff.flops == sdpa_fwd(2, 8, 128, 64)
     grad = cost("aten::_flash_attention_backward", [bshd] * 5 + [[2, 8, 128]], [BF16] * 5 + [F32])
     assert grad.flops == 2.5 * outer.flops
@@ -201,8 +310,12 @@ def test_grouped_query_attention_counts_query_heads():
 def test_varlen_flash_splits_tokens_evenly_over_sequences():
     # three sequences packed as (total_tokens, heads, dim) with cum_seq_q of 4 entries
     t = [3 * 100, 4, 64]
-    c = cost("aten::_flash_attention_forward", [t, t, t, [4], [4], [], []],
-             [BF16] * 3 + ["int", "int", "Scalar", "Scalar"], ["", "", "", "", "", "100", "100"])
+    c = cost(
+        "aten::_flash_attention_forward",
+        [t, t, t, [4], [4], [], []],
+        [BF16] * 3 + ["int", "int", "Scalar", "Scalar"],
+        ["", "", "", "", "", "100", "100"],
+    )
     assert c.flops == pytest.approx(sdpa_fwd(3, 4, 100, 64))
 
 
@@ -217,14 +330,21 @@ def test_cross_attention_with_different_lengths_and_value_dim():
 
 def test_layer_norm_forward_and_backward():
     x = [2, 16, 64]
-    fwd = cost("aten::native_layer_norm", [x, [], [64], [64], []],
-               [F32, "ScalarList", F32, F32, "Scalar"], ["", "[64]", "", "", "1e-05"])
+    fwd = cost(
+        "aten::native_layer_norm",
+        [x, [], [64], [64], []],
+        [F32, "ScalarList", F32, F32, "Scalar"],
+        ["", "[64]", "", "", "1e-05"],
+    )
     assert fwd.category == "norm"
     assert fwd.flops == 5 * 2048
     assert fwd.bytes == 4 * (2048 + 64 + 64 + 2048)
-    bwd = cost("aten::native_layer_norm_backward", [x, x, [], [2, 16, 1], [2, 16, 1], [64], [64], []],
-               [F32, F32, "ScalarList", F32, F32, F32, F32, "ScalarList"],
-               ["", "", "[64]", "", "", "", "", "[False, True, True]"])
+    bwd = cost(
+        "aten::native_layer_norm_backward",
+        [x, x, [], [2, 16, 1], [2, 16, 1], [64], [64], []],
+        [F32, F32, "ScalarList", F32, F32, F32, F32, "ScalarList"],
+        ["", "", "[64]", "", "", "", "", "[False, True, True]"],
+    )
     assert bwd.flops == 2 * fwd.flops
     assert bwd.bytes == 4 * (2 * 2048 + 32 + 32 + 64 + 64) + 4 * 2 * 64  # no grad_input
 
@@ -232,8 +352,18 @@ def test_layer_norm_forward_and_backward():
 def test_batch_norm_training_and_eval():
     x, c = [2, 8, 16, 16], [8]
     types = [F32, F32, F32, F32, F32, "Scalar", "Scalar", "Scalar"]
-    train = cost("aten::native_batch_norm", [x, c, c, c, c, [], [], []], types, ["", "", "", "", "", "True", "0.1", "1e-05"])
-    evaluate = cost("aten::native_batch_norm", [x, c, c, c, c, [], [], []], types, ["", "", "", "", "", "False", "0.1", "1e-05"])
+    train = cost(
+        "aten::native_batch_norm",
+        [x, c, c, c, c, [], [], []],
+        types,
+        ["", "", "", "", "", "True", "0.1", "1e-05"],
+    )
+    evaluate = cost(
+        "aten::native_batch_norm",
+        [x, c, c, c, c, [], [], []],
+        types,
+        ["", "", "", "", "", "False", "0.1", "1e-05"],
+    )
     assert train.flops == 5 * 4096
     assert evaluate.flops == 2 * 4096
     assert train.bytes == evaluate.bytes == 4 * (2 * 4096 + 4 * 8)
@@ -242,10 +372,16 @@ def test_batch_norm_training_and_eval():
 
 
 def test_group_norm_and_rms_norm():
-    gn = cost("aten::native_group_norm", [[2, 16, 7, 7], [16], [16], [], [], [], [], []],
-              [F32, F32, F32] + ["Scalar"] * 5, ["", "", "", "2", "16", "49", "4", "1e-05"])
+    gn = cost(
+        "aten::native_group_norm",
+        [[2, 16, 7, 7], [16], [16], [], [], [], [], []],
+        [F32, F32, F32] + ["Scalar"] * 5,
+        ["", "", "", "2", "16", "49", "4", "1e-05"],
+    )
     assert gn.flops == 5 * 2 * 16 * 49
-    rms = cost("aten::_fused_rms_norm", [[4, 128], [], [128], []], [BF16, "ScalarList", BF16, "Scalar"])
+    rms = cost(
+        "aten::_fused_rms_norm", [[4, 128], [], [128], []], [BF16, "ScalarList", BF16, "Scalar"]
+    )
     assert (rms.flops, rms.dtype) == (4 * 512, "bf16")
     assert rms.bytes == 2 * (512 + 128 + 512)
     no_weight = cost("aten::rms_norm", [[4, 128], [], [], []], [BF16, "ScalarList", "", "Scalar"])
@@ -277,8 +413,12 @@ def test_data_movement_has_bytes_but_no_flops():
 
 def test_foreach_ops_sum_over_tensor_lists():
     # optimizer step: params[i] += -lr * grads[i]
-    c = cost("aten::_foreach_add_", [[[128, 128], [128]], [[128, 128], [128]], []],
-             ["TensorList", "TensorList", "Scalar"], ["", "", "-0.001"])
+    c = cost(
+        "aten::_foreach_add_",
+        [[[128, 128], [128]], [[128, 128], [128]], []],
+        ["TensorList", "TensorList", "Scalar"],
+        ["", "", "-0.001"],
+    )
     n = 128 * 128 + 128
     assert c.flops == n
     assert c.bytes == 3 * 4 * n
@@ -304,18 +444,33 @@ def op(name, ts, dur, dims=None, types=None, concrete=None, tid=1):
 
 
 MM = ([[8, 8], [8, 8]], [F32, F32])  # 1024 FLOPs
-CONV = ([[1, 1, 3, 3], [1, 1, 3, 3], [1], [], [], [], [], [], []], CONV_TYPES,
-        ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"])  # 18 FLOPs
+CONV = (
+    [[1, 1, 3, 3], [1, 1, 3, 3], [1], [], [], [], [], [], []],
+    CONV_TYPES,
+    ["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"],
+)  # 18 FLOPs
 
 
 def test_nested_conv_chain_counts_once_at_innermost():
     ops = [
         op("aten::conv2d", 0, 100),
         op("aten::convolution", 1, 98, *CONV),
-        op("aten::_convolution", 2, 96, CONV[0] + [[]] * 4, CONV[1] + ["Scalar"] * 4, CONV[2] + ["False"] * 4),
-        op("aten::mkldnn_convolution", 3, 90, [[1, 1, 3, 3], [1, 1, 3, 3], [1], [], [], [], []],
-           [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar"],
-           ["", "", "", "[0, 0]", "[1, 1]", "[1, 1]", "1"]),
+        op(
+            "aten::_convolution",
+            2,
+            96,
+            CONV[0] + [[]] * 4,
+            CONV[1] + ["Scalar"] * 4,
+            CONV[2] + ["False"] * 4,
+        ),
+        op(
+            "aten::mkldnn_convolution",
+            3,
+            90,
+            [[1, 1, 3, 3], [1, 1, 3, 3], [1], [], [], [], []],
+            [F32, F32, F32, "ScalarList", "ScalarList", "ScalarList", "Scalar"],
+            ["", "", "", "[0, 0]", "[1, 1]", "[1, 1]", "1"],
+        ),
     ]
     totals = count_step_flops(ops)
     assert totals.flops_by_category == {"conv": 18}
@@ -338,15 +493,21 @@ def test_work_inside_a_gemm_belongs_to_the_gemm():
 
 
 def test_same_op_on_two_threads_counts_twice_and_sequential_ops_do_not_nest():
-    ops = [op("aten::mm", 0, 10, *MM, tid=1), op("aten::mm", 5, 10, *MM, tid=2),
-           op("aten::mm", 10, 10, *MM, tid=1), op("aten::mm", 20, 0, *MM, tid=1)]
+    ops = [
+        op("aten::mm", 0, 10, *MM, tid=1),
+        op("aten::mm", 5, 10, *MM, tid=2),
+        op("aten::mm", 10, 10, *MM, tid=1),
+        op("aten::mm", 20, 0, *MM, tid=1),
+    ]
     assert count_step_flops(ops).compute_flops == 4 * 1024
 
 
 def test_dtype_totals_cover_compute_ops_only():
-    ops = [op("aten::mm", 0, 10, [[8, 8], [8, 8]], [BF16, BF16]),
-           op("aten::mm", 20, 10, *MM),
-           op("aten::add", 40, 10, [[8], [8], []], [BF16, BF16, "Scalar"])]
+    ops = [
+        op("aten::mm", 0, 10, [[8, 8], [8, 8]], [BF16, BF16]),
+        op("aten::mm", 20, 10, *MM),
+        op("aten::add", 40, 10, [[8], [8], []], [BF16, BF16, "Scalar"]),
+    ]
     totals = count_step_flops(ops)
     assert totals.compute_flops_by_dtype == {"bf16": 1024, "fp32": 1024}
     assert set(totals.flops_by_category) - COMPUTE_CATEGORIES == {"elementwise"}
@@ -356,13 +517,19 @@ def test_dtype_totals_cover_compute_ops_only():
 def test_bad_timestamps_and_empty_input_survive():
     assert count_step_flops([]).compute_flops == 0
     # unreadable times read as 0: the ops still count, they just cannot nest
-    ops = [op("aten::mm", None, "x", *MM), op("aten::mm", float("nan"), 5, *MM, tid=2),
-           op("aten::mm", 100, 5, *MM)]
+    ops = [
+        op("aten::mm", None, "x", *MM),
+        op("aten::mm", float("nan"), 5, *MM, tid=2),
+        op("aten::mm", 100, 5, *MM),
+    ]
     assert count_step_flops(ops).compute_flops == 3 * 1024
 
 
 def test_compute_op_that_launched_nothing_is_dropped():
     # 8th field: did the op launch device work? An aborted op (checkpoint early stop) did not.
-    ops = [op("aten::mm", 0, 10, *MM) + (True,), op("aten::mm", 20, 1, *MM) + (False,),
-           op("aten::mm", 40, 10, *MM) + (None,)]
+    ops = [
+        op("aten::mm", 0, 10, *MM) + (True,),
+        op("aten::mm", 20, 1, *MM) + (False,),
+        op("aten::mm", 40, 10, *MM) + (None,),
+    ]
     assert count_step_flops(ops).compute_flops == 2 * 1024

@@ -8,35 +8,57 @@ from bottleneck_lab.flops.peaks import DTYPES, DevicePeak, match_device, overrid
 GIB = 2**30
 
 
-@pytest.mark.parametrize("props,expected", [
-    ({"name": "NVIDIA H100 80GB HBM3"}, "NVIDIA H100 SXM5"),
-    ({"name": "NVIDIA H100 PCIe"}, "NVIDIA H100 PCIe"),
-    ({"name": "NVIDIA H100 NVL"}, "NVIDIA H100 NVL"),
-    ({"name": "NVIDIA H200"}, "NVIDIA H200 SXM"),
-    ({"name": "NVIDIA B200"}, "NVIDIA B200"),
-    ({"name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 84990623744}, "NVIDIA A100 80GB SXM4"),
-    ({"name": "NVIDIA A100-SXM4-80GB"}, "NVIDIA A100 80GB SXM4"),  # size read from the name
-    ({"name": "NVIDIA A100-SXM4-40GB"}, "NVIDIA A100 40GB SXM4"),
-    ({"name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224}, "NVIDIA A100 40GB SXM4"),
-    ({"name": "NVIDIA A100 80GB PCIe"}, "NVIDIA A100 80GB PCIe"),
-    ({"name": "NVIDIA A100-PCIE-40GB"}, "NVIDIA A100 40GB PCIe"),
-    ({"name": "NVIDIA A10G"}, "NVIDIA A10G"),
-    ({"name": "NVIDIA A10"}, "NVIDIA A10"),
-    ({"name": "NVIDIA L4"}, "NVIDIA L4"),
-    ({"name": "NVIDIA L40S"}, "NVIDIA L40S"),
-    ({"name": "Tesla T4"}, "NVIDIA T4"),
-    ({"name": "Tesla V100-SXM2-32GB"}, "NVIDIA V100 SXM2"),
-    ({"name": "Tesla V100-PCIE-16GB"}, "NVIDIA V100 PCIe"),
-    ({"name": "Quadro GP100"}, "NVIDIA Quadro GP100"),
-    ({"name": "AMD Instinct MI300X"}, "AMD Instinct MI300X"),
-    ({"name": "AMD Instinct MI250X"}, "AMD Instinct MI250X (one GCD)"),
-    # older ROCm calls every part "AMD Radeon Graphics" and reports gfx9 as computeMajor 9
-    ({"name": "AMD Radeon Graphics", "computeMajor": 9, "numSms": 104, "warpSize": 64,
-      "totalGlobalMem": 68702699520}, "AMD Instinct MI250 (one GCD) / MI210"),
-    ({"name": "AMD Radeon Graphics", "computeMajor": 9, "numSms": 110, "warpSize": 64}, "AMD Instinct MI250X (one GCD)"),
-    ({"name": "AMD Radeon Graphics", "computeMajor": 9, "numSms": 304, "warpSize": 64,
-      "totalGlobalMem": 192 * GIB}, "AMD Instinct MI300X"),
-])
+@pytest.mark.parametrize(
+    "props,expected",
+    [
+        ({"name": "NVIDIA H100 80GB HBM3"}, "NVIDIA H100 SXM5"),
+        ({"name": "NVIDIA H100 PCIe"}, "NVIDIA H100 PCIe"),
+        ({"name": "NVIDIA H100 NVL"}, "NVIDIA H100 NVL"),
+        ({"name": "NVIDIA H200"}, "NVIDIA H200 SXM"),
+        ({"name": "NVIDIA B200"}, "NVIDIA B200"),
+        ({"name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 84990623744}, "NVIDIA A100 80GB SXM4"),
+        ({"name": "NVIDIA A100-SXM4-80GB"}, "NVIDIA A100 80GB SXM4"),  # size read from the name
+        ({"name": "NVIDIA A100-SXM4-40GB"}, "NVIDIA A100 40GB SXM4"),
+        ({"name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224}, "NVIDIA A100 40GB SXM4"),
+        ({"name": "NVIDIA A100 80GB PCIe"}, "NVIDIA A100 80GB PCIe"),
+        ({"name": "NVIDIA A100-PCIE-40GB"}, "NVIDIA A100 40GB PCIe"),
+        ({"name": "NVIDIA A10G"}, "NVIDIA A10G"),
+        ({"name": "NVIDIA A10"}, "NVIDIA A10"),
+        ({"name": "NVIDIA L4"}, "NVIDIA L4"),
+        ({"name": "NVIDIA L40S"}, "NVIDIA L40S"),
+        ({"name": "Tesla T4"}, "NVIDIA T4"),
+        ({"name": "Tesla V100-SXM2-32GB"}, "NVIDIA V100 SXM2"),
+        ({"name": "Tesla V100-PCIE-16GB"}, "NVIDIA V100 PCIe"),
+        ({"name": "Quadro GP100"}, "NVIDIA Quadro GP100"),
+        ({"name": "AMD Instinct MI300X"}, "AMD Instinct MI300X"),
+        ({"name": "AMD Instinct MI250X"}, "AMD Instinct MI250X (one GCD)"),
+        # older ROCm calls every part "AMD Radeon Graphics" and reports gfx9 as computeMajor 9
+        (
+            {
+                "name": "AMD Radeon Graphics",
+                "computeMajor": 9,
+                "numSms": 104,
+                "warpSize": 64,
+                "totalGlobalMem": 68702699520,
+            },
+            "AMD Instinct MI250 (one GCD) / MI210",
+        ),
+        (
+            {"name": "AMD Radeon Graphics", "computeMajor": 9, "numSms": 110, "warpSize": 64},
+            "AMD Instinct MI250X (one GCD)",
+        ),
+        (
+            {
+                "name": "AMD Radeon Graphics",
+                "computeMajor": 9,
+                "numSms": 304,
+                "warpSize": 64,
+                "totalGlobalMem": 192 * GIB,
+            },
+            "AMD Instinct MI300X",
+        ),
+    ],
+)
 def test_match_device_by_name(props, expected):
     peak = match_device(props)
     assert peak is not None and peak.name == expected
@@ -81,8 +103,13 @@ def test_ridge_point_is_flops_per_byte():
 
 
 def test_theoretical_fallback_for_unknown_nvidia():
-    props = {"name": "NVIDIA GeForce RTX 4090", "computeMajor": 8, "computeMinor": 9, "numSms": 128,
-             "warpSize": 32}
+    props = {
+        "name": "NVIDIA GeForce RTX 4090",
+        "computeMajor": 8,
+        "computeMinor": 9,
+        "numSms": 128,
+        "warpSize": 32,
+    }
     peak = match_device(props)
     assert peak.source.startswith("theoretical:")
     assert peak.peak_for("fp32") == pytest.approx(128 * 128 * 2 * 2.5e9 / 1e12, rel=1e-3)
@@ -92,21 +119,36 @@ def test_theoretical_fallback_for_unknown_nvidia():
     assert "clock from the trace" in with_clock.source
 
 
-@pytest.mark.parametrize("name,major,minor,sms", [
-    ("NVIDIA A100-SXM4-80GB", 8, 0, 108), ("NVIDIA H100 80GB HBM3", 9, 0, 132),
-    ("Tesla V100-SXM2-32GB", 7, 0, 80), ("NVIDIA L4", 8, 9, 58)])
+@pytest.mark.parametrize(
+    "name,major,minor,sms",
+    [
+        ("NVIDIA A100-SXM4-80GB", 8, 0, 108),
+        ("NVIDIA H100 80GB HBM3", 9, 0, 132),
+        ("Tesla V100-SXM2-32GB", 7, 0, 80),
+        ("NVIDIA L4", 8, 9, 58),
+    ],
+)
 def test_fallback_agrees_with_datasheets_it_could_replace(name, major, minor, sms):
     table = match_device({"name": name}).peak_for("fp32")
-    fallback = match_device({"name": "NVIDIA Unknown", "computeMajor": major, "computeMinor": minor,
-                             "numSms": sms}).peak_for("fp32")
+    fallback = match_device(
+        {"name": "NVIDIA Unknown", "computeMajor": major, "computeMinor": minor, "numSms": sms}
+    ).peak_for("fp32")
     if (major, minor) == (8, 9):  # L4 boosts to 2040 MHz, below the Ada default of 2500
         fallback *= 2040 / 2500
     assert fallback == pytest.approx(table, rel=0.02)
 
 
-@pytest.mark.parametrize("props", [{}, {"name": "Some TPU"}, None, "NVIDIA H100",
-                                   {"name": "AMD Radeon Graphics", "numSms": 12, "warpSize": 64},
-                                   {"name": "NVIDIA Mystery", "computeMajor": 99, "numSms": 10}])
+@pytest.mark.parametrize(
+    "props",
+    [
+        {},
+        {"name": "Some TPU"},
+        None,
+        "NVIDIA H100",
+        {"name": "AMD Radeon Graphics", "numSms": 12, "warpSize": 64},
+        {"name": "NVIDIA Mystery", "computeMajor": 99, "numSms": 10},
+    ],
+)
 def test_unknown_devices_give_none(props):
     assert match_device(props) is None
 

@@ -24,8 +24,10 @@ ROOT_CONFTEST = HERE.parent / "conftest.py"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "slow: takes several seconds (large trace); skipped unless -m slow or "
-                   "BOTTLENECK_LAB_SLOW=1")
+        "markers",
+        "slow: takes several seconds (large trace); skipped unless -m slow or "
+        "BOTTLENECK_LAB_SLOW=1",
+    )
     for plugin in config.pluginmanager.get_plugins():
         f = getattr(plugin, "__file__", None)
         if f and Path(f).resolve() == ROOT_CONFTEST:

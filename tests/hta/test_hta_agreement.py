@@ -33,7 +33,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -41,8 +41,13 @@ from conftest import EXTERNAL_TRACES, REPO, external_trace_paths
 from tracegen import TraceBuilder, training_trace
 
 from bottleneck_lab.cli import main
-from bottleneck_lab.hta_bridge import (LABEL, busy_like_hta, hta_report, our_idle_like_hta,
-                                       render_hta_text)
+from bottleneck_lab.hta_bridge import (
+    LABEL,
+    busy_like_hta,
+    hta_report,
+    our_idle_like_hta,
+    render_hta_text,
+)
 from bottleneck_lab.trace import TraceFrame, intervals, load_trace
 
 TOLERANCE_PCT = 2.0
@@ -64,73 +69,107 @@ class Quirks:
 # "% of span" is the gap over HTA's window; "pass"/"FAIL" is the 2% contract on plain numbers.
 HTA_QUIRKS: dict[str, Quirks] = {
     "a100_80gb_torchrec_16rank_record_shapes/rank0.json.gz": Quirks(
-        frozenset({"last_step"}), +87_184.0,
+        frozenset({"last_step"}),
+        +87_184.0,
         "FAIL +8.58% of span: HTA drops ProfilerStep#554; our window is 1,231,461 µs, HTA's "
-        "1,016,554 µs, and that step holds 87,184 µs of idle. Integer-µs trace: no rounding."),
+        "1,016,554 µs, and that step holds 87,184 µs of idle. Integer-µs trace: no rounding.",
+    ),
     "a100_cnn_ddp2_nccl_collective_args/nccl_data.json.gz": Quirks(
-        frozenset({"last_step", "rounding"}), +164_269.9,
+        frozenset({"last_step", "rounding"}),
+        +164_269.9,
         "FAIL +37.71%: the last of 3 steps (window 660,551 -> 435,588 µs) holds 166,631 µs of "
         "idle (-38.25%); then rounding the 3,774 ns-resolution GPU ops inward adds 2,361 µs of "
-        "idle on HTA's side (+0.54%)."),
+        "idle on HTA's side (+0.54%).",
+    ),
     "a100_cuda_event_sync/event_sync_trace.json.gz": Quirks(
-        frozenset({"cuda_sync"}), +5.0,
+        frozenset({"cuda_sync"}),
+        +5.0,
         "pass +1.90% (of a 263 µs span): HTA counts the 4 cuda_sync events as GPU busy, "
-        "which covers 5 µs we call idle."),
+        "which covers 5 µs we call idle.",
+    ),
     "a100_cuda_event_sync_multi_stream/event_sync_trace.json.gz": Quirks(
-        frozenset({"cuda_sync"}), +2.0,
-        "pass +0.01%: HTA counts the 5 cuda_sync events as busy (2 µs)."),
+        frozenset({"cuda_sync"}),
+        +2.0,
+        "pass +0.01%: HTA counts the 5 cuda_sync events as busy (2 µs).",
+    ),
     "a100_param_alexnet_cuda_sync/benchmark_result_2869224_1695835535_trace.json.gz": Quirks(
-        frozenset({"cuda_sync"}), -75_581.0,
+        frozenset({"cuda_sync"}),
+        -75_581.0,
         "pass -0.58%: the 41 cuda_sync events widen HTA's window from 12,920,244 to "
-        "12,996,011 µs, and that extra 75,767 µs is mostly idle for HTA."),
+        "12,996,011 µs, and that extra 75,767 µs is mostly idle for HTA.",
+    ),
     "a100_simple_add_with_execution_trace/benchmark_simple_add_trace.json.gz": Quirks(
-        frozenset(), 0.0, "pass, exact: one step, integer µs, no cuda_sync."),
+        frozenset(), 0.0, "pass, exact: one step, integer µs, no cuda_sync."
+    ),
     "a100_torch_compile_triton/triton_example.json.gz": Quirks(
-        frozenset(), 0.0,
+        frozenset(),
+        0.0,
         "pass, 0 = 0 by different routes: HTA's 94 µs window is the cpu_op "
         "triton_poi_fused_add_cos_sin_0, which Inductor's launcher writes with a `stream` arg, so "
         "HTA counts the CPU op as GPU busy; ours is the one 1.76 µs kernel. Both find no idle.",
-        same_window=False),
+        same_window=False,
+    ),
     "a100_torchrec_8rank_tracediff_control/control.json.gz": Quirks(
-        frozenset({"last_step"}), +13_888.0,
+        frozenset({"last_step"}),
+        +13_888.0,
         "FAIL +3.62%: HTA drops ProfilerStep#1014 (window 464,594 -> 383,404 µs), which holds "
-        "13,888 µs of idle. Integer-µs trace."),
+        "13,888 µs of idle. Integer-µs trace.",
+    ),
     "amd_mi250_rocm62_toy_train/mi250_minitoy_train_ROCm6_2_kineto.json.gz": Quirks(
-        frozenset({"rounding"}), -17.2,
+        frozenset({"rounding"}),
+        -17.2,
         "pass -0.19%: rounding the 16 ns-resolution ops inward adds 17.2 µs of idle on HTA's "
         "side. HTA drops ProfilerStep#2 too, but all GPU work was launched in step #1. (ROCm "
-        "runtime calls carry `stream` as a hex string, which HTA reads as -1, so they stay CPU.)"),
+        "runtime calls carry `stream` as a hex string, which HTA reads as -1, so they stay CPU.)",
+    ),
     "gp100_gpu_user_annotation/step_based_trace_2543932.json.gz": Quirks(
-        frozenset(), 0.0, "pass, exact: no steps, integer µs; gpu_user_annotation has no stream."),
+        frozenset(), 0.0, "pass, exact: no steps, integer µs; gpu_user_annotation has no stream."
+    ),
     "multirank_128rank_sampled_rank0_rank1/sampled_rank-0.json.gz": Quirks(
-        frozenset({"last_step"}), +353_813.0,
+        frozenset({"last_step"}),
+        +353_813.0,
         "FAIL +58.96%: HTA drops ProfilerStep#552 of 2 (window 1,222,847 -> 600,058 µs), which "
-        "holds 353,813 µs of idle."),
+        "holds 353,813 µs of idle.",
+    ),
     "multirank_128rank_sampled_rank0_rank1/sampled_rank-1.json.gz": Quirks(
-        frozenset({"last_step"}), +322_465.0,
+        frozenset({"last_step"}),
+        +322_465.0,
         "FAIL +53.68%: HTA drops ProfilerStep#552 of 2 (window 1,231,186 -> 600,674 µs), which "
-        "holds 322,465 µs of idle."),
+        "holds 322,465 µs of idle.",
+    ),
     "v100_cnn_ddp_ns_resolution/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz": Quirks(
-        frozenset({"last_step", "rounding"}), -2_546.2,
+        frozenset({"last_step", "rounding"}),
+        -2_546.2,
         "pass -0.66%, two effects that partly cancel: dropping the last of 5 steps (window "
         "480,029 -> 384,635 µs) removes 1,122 µs of idle (-0.29%), then rounding 6,095 "
-        "ns-resolution ops inward adds 3,668 µs of idle on HTA's side (+0.95%)."),
+        "ns-resolution ops inward adds 3,668 µs of idle on HTA's side (+0.95%).",
+    ),
     "v100_ddp2_sgd_profile_memory/df_index_resolver.json.gz": Quirks(
-        frozenset({"last_step"}), +88_740.0,
+        frozenset({"last_step"}),
+        +88_740.0,
         "FAIL +6.35%: HTA drops ProfilerStep#6 (window 1,732,965 -> 1,396,669 µs), which holds "
-        "88,740 µs of idle. Integer-µs trace."),
+        "88,740 µs of idle. Integer-µs trace.",
+    ),
 }
 
 # trace -> (what HTA's one-line reason says, what bottleneck-lab does with the trace)
 HTA_FAILS: dict[str, tuple[str, str]] = {
     "a100_param_alexnet_cupti_counters/benchmark_result_924719_1679055439_trace.json.gz": (
-        r"^get_temporal_breakdown: IndexError: .*without GPU kernels", "diagnoses"),
+        r"^get_temporal_breakdown: IndexError: .*without GPU kernels",
+        "diagnoses",
+    ),
     "cpu_only_negative_case/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz": (
-        r"^get_temporal_breakdown: IndexError: .*without GPU kernels", "diagnoses"),
+        r"^get_temporal_breakdown: IndexError: .*without GPU kernels",
+        "diagnoses",
+    ),
     "a100_simple_add_with_execution_trace/benchmark_simple_add_et.json.gz": (
-        r"^TraceAnalysis \(load\): AttributeError: ", "rejects"),
+        r"^TraceAnalysis \(load\): AttributeError: ",
+        "rejects",
+    ),
     "memory_timeline_raw_not_chrome_trace/memory_timeline.raw.gz": (
-        r"^TraceAnalysis \(load\): AttributeError: ", "rejects"),
+        r"^TraceAnalysis \(load\): AttributeError: ",
+        "rejects",
+    ),
 }
 
 
@@ -153,12 +192,12 @@ RUNS = [_param(p) for p in _cases() if external_id(p) not in HTA_FAILS]
 FAILS = [_param(p) for p in _cases() if external_id(p) in HTA_FAILS]
 
 
-@lru_cache(maxsize=None)
+@cache
 def frames_of(path: Path) -> tuple[TraceFrame, ...]:
     return tuple(load_trace(path))
 
 
-@lru_cache(maxsize=None)
+@cache
 def hta_of(path: Path) -> dict:
     # For a directory, HTA reads exactly the files our loader read (HTA alone would also read an
     # execution trace lying beside them, as rank 0).
@@ -172,19 +211,26 @@ class Row:
     rank: int
     device: int
     hta_idle_us: float
-    span_us: float      # HTA's window
+    span_us: float  # HTA's window
     quirks: Quirks | None
     frame: TraceFrame
 
     def ours(self, quirks: frozenset[str] = frozenset()) -> float:
-        idle = our_idle_like_hta(self.frame, drop_last_step="last_step" in quirks,
-                                 round_ns="rounding" in quirks, count_syncs="cuda_sync" in quirks)
+        idle = our_idle_like_hta(
+            self.frame,
+            drop_last_step="last_step" in quirks,
+            round_ns="rounding" in quirks,
+            count_syncs="cuda_sync" in quirks,
+        )
         return idle[self.device]
 
     def window(self, quirks: frozenset[str]) -> float:
-        (s, e), = busy_like_hta(self.frame, drop_last_step="last_step" in quirks,
-                                round_ns="rounding" in quirks,
-                                count_syncs="cuda_sync" in quirks).values()
+        ((s, e),) = busy_like_hta(
+            self.frame,
+            drop_last_step="last_step" in quirks,
+            round_ns="rounding" in quirks,
+            count_syncs="cuda_sync" in quirks,
+        ).values()
         return float(e[-1] - s[0])
 
     def gap_pct(self, ours: float) -> float:
@@ -202,14 +248,25 @@ def rows(path: Path) -> list[Row]:
         frame = frames[t["rank"]]
         assert len(frame.devices) == 1, (
             f"rank {t['rank']} ran on devices {frame.devices}: HTA merges them (see "
-            "test_hta_merges_the_devices_of_a_rank); compare against their union instead")
+            "test_hta_merges_the_devices_of_a_rank); compare against their union instead"
+        )
         rel = external_id(Path(frame.path)) if path.is_dir() else external_id(path)
-        out.append(Row(rel, t["rank"], frame.devices[0], t["idle_time_us"], t["window_us"],
-                       HTA_QUIRKS.get(rel), frame))
+        out.append(
+            Row(
+                rel,
+                t["rank"],
+                frame.devices[0],
+                t["idle_time_us"],
+                t["window_us"],
+                HTA_QUIRKS.get(rel),
+                frame,
+            )
+        )
     return out
 
 
 # -- agreement on every external trace HTA can read ------------------------------------------
+
 
 @pytest.mark.parametrize("path", RUNS)
 def test_plain_idle_agrees_with_hta(path: Path) -> None:
@@ -219,7 +276,8 @@ def test_plain_idle_agrees_with_hta(path: Path) -> None:
         if r.quirks is None:  # a trace added to the folder since this table was measured
             assert abs(gap) <= TOLERANCE_PCT, (
                 f"{r.trace} rank {r.rank}: ours {r.ours():.0f} µs vs HTA {r.hta_idle_us:.0f} µs "
-                f"= {gap:+.2f}% of span; find which HTA quirk explains it and add it to HTA_QUIRKS")
+                f"= {gap:+.2f}% of span; find which HTA quirk explains it and add it to HTA_QUIRKS"
+            )
         elif r.quirks.why.startswith("pass"):
             assert abs(gap) <= TOLERANCE_PCT, (r.trace, gap, r.quirks.why)
         else:
@@ -232,7 +290,9 @@ def test_plain_gap_is_the_measured_one(path: Path) -> None:
     for r in rows(path):
         if r.quirks is None:
             continue
-        assert r.ours() - r.hta_idle_us == pytest.approx(r.quirks.plain_gap_us, abs=1.0), r.quirks.why
+        assert r.ours() - r.hta_idle_us == pytest.approx(r.quirks.plain_gap_us, abs=1.0), (
+            r.quirks.why
+        )
 
 
 @pytest.mark.parametrize("path", RUNS)
@@ -270,6 +330,7 @@ def test_every_external_trace_is_classified() -> None:
 
 # -- where HTA cannot run ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", FAILS)
 def test_hta_fails_and_bottleneck_lab_does_not(path: Path, capsys: pytest.CaptureFixture) -> None:
     says, ours = HTA_FAILS[external_id(path)]
@@ -301,34 +362,51 @@ def test_hta_report_on_cpu_only_trace_says_why() -> None:
 
 # -- hta_report itself, on built traces (no external folder needed) ---------------------------
 
+
 def test_hta_report_is_plain_json_and_labelled(tmp_path: Path) -> None:
     path = training_trace(steps=3, rank=0).write(tmp_path / "rank0.json")
     report = hta_report(path)
     assert report["available"], report.get("reason")
     json.dumps(report, allow_nan=False)  # plain values only
     assert report["ranks"] == [0]
-    assert {"rank", "idle_time_us", "compute_time_us", "non_compute_time_us", "window_us",
-            "idle_time_pct"} <= set(report["temporal"][0])
-    assert {"rank", "stream", "idle_category", "idle_time_us", "idle_time_ratio"} == set(report["idle_time"][0])
+    assert {
+        "rank",
+        "idle_time_us",
+        "compute_time_us",
+        "non_compute_time_us",
+        "window_us",
+        "idle_time_pct",
+    } <= set(report["temporal"][0])
+    assert {"rank", "stream", "idle_category", "idle_time_us", "idle_time_ratio"} == set(
+        report["idle_time"][0]
+    )
     assert report["kernels"] and all(k["kernel_type"] for k in report["kernels"])
     assert any("last ProfilerStep" in n for n in report["notes"])
     text = render_hta_text(report)
     assert text.startswith(LABEL) and "not by bottleneck-lab" in LABEL
     assert "Temporal breakdown" in text and "Idle time per rank and stream" in text
     # and it agrees with ours once the last step is dropped, as on the external traces
-    frame, = load_trace(path)
+    (frame,) = load_trace(path)
     ours = our_idle_like_hta(frame, drop_last_step=True, round_ns=True)
     assert ours[0] == pytest.approx(report["temporal"][0]["idle_time_us"], abs=1.0)
 
 
 def test_hta_report_is_quiet_and_never_imports_torch(tmp_path: Path) -> None:
     path = training_trace(steps=2).write(tmp_path / "t.json")
-    code = ("import sys; from bottleneck_lab.hta_bridge import hta_report; "
-            f"r = hta_report({str(path)!r}); assert r['available'], r; "
-            "bad = hta_report('/nonexistent/t.json'); assert not bad['available']; "
-            "assert 'torch' not in sys.modules, 'torch imported'")
-    run = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                         env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys; from bottleneck_lab.hta_bridge import hta_report; "
+        f"r = hta_report({str(path)!r}); assert r['available'], r; "
+        "bad = hta_report('/nonexistent/t.json'); assert not bad['available']; "
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == "" and run.stderr == ""  # HTA logs and warns a lot: none of it shows
 
@@ -342,7 +420,9 @@ def test_hta_report_on_missing_path_is_a_reason_not_an_exception() -> None:
 def test_hta_reads_compact_json_ranks_as_rank_0(tmp_path: Path) -> None:
     """HTA's rank regex needs a space after "rank":, so two compact rank files collapse to one."""
     for rank in (0, 1):
-        training_trace(steps=2, rank=rank, world_size=2).write(tmp_path / f"r{rank}.json", compact=True)
+        training_trace(steps=2, rank=rank, world_size=2).write(
+            tmp_path / f"r{rank}.json", compact=True
+        )
     report = hta_report(tmp_path)
     assert report["available"] and report["ranks"] == [0]
     assert any("2 files as 1 rank" in n for n in report["notes"])
@@ -356,13 +436,14 @@ def test_hta_merges_the_devices_of_a_rank(tmp_path: Path) -> None:
     b = TraceBuilder(int_us=True, rank=0)
     b.step(1, 0, 800)
     for dev, (ts, dur) in [(0, (100, 100)), (0, (400, 100)), (1, (150, 100)), (1, (600, 100))]:
-        b.op_with_kernel("aten::mm", ts - 60, 40, kernel=f"gemm_d{dev}", kernel_ts=ts,
-                         kernel_dur=dur, device=dev)
+        b.op_with_kernel(
+            "aten::mm", ts - 60, 40, kernel=f"gemm_d{dev}", kernel_ts=ts, kernel_dur=dur, device=dev
+        )
     path = b.write(tmp_path / "two_devices.json")
     report = hta_report(path)
     assert report["available"], report.get("reason")
     hta = report["temporal"][0]
-    frame, = load_trace(path)
+    (frame,) = load_trace(path)
     ours = our_idle_like_hta(frame, drop_last_step=True, round_ns=True, count_syncs=True)
     assert ours == {0: 200.0, 1: 350.0}  # windows 400 and 550 µs, 200 µs busy each
     assert (hta["idle_time_us"], hta["window_us"]) == (250.0, 600.0)  # both merged

@@ -36,20 +36,38 @@ class Totals:
 
 
 class MemTrace:
-    def __init__(self, *, steps: int = 3, layers: int = 6, act_bytes: int = 100 << 20,
-                 grad_bytes: int = 10 << 20, baseline_bytes: int = 200 << 20,
-                 capacity_bytes: int = 80 << 30, reserved_bytes: int | None = None,
-                 checkpoint: bool = False, malloc_steps: tuple[int, ...] = (),
-                 memory_events: bool = True) -> None:
-        self.b = TraceBuilder(pid=MAIN, tid=MAIN, base_us=1_000_000.0,
-                              gpus=[device_properties(0, memory_bytes=capacity_bytes)])
+    def __init__(
+        self,
+        *,
+        steps: int = 3,
+        layers: int = 6,
+        act_bytes: int = 100 << 20,
+        grad_bytes: int = 10 << 20,
+        baseline_bytes: int = 200 << 20,
+        capacity_bytes: int = 80 << 30,
+        reserved_bytes: int | None = None,
+        checkpoint: bool = False,
+        malloc_steps: tuple[int, ...] = (),
+        memory_events: bool = True,
+    ) -> None:
+        self.b = TraceBuilder(
+            pid=MAIN,
+            tid=MAIN,
+            base_us=1_000_000.0,
+            gpus=[device_properties(0, memory_bytes=capacity_bytes)],
+        )
         self.allocated = 0
         self.reserved = reserved_bytes
         self.totals = Totals()
         self.memory_events = memory_events
         self.seq = 0
         self.addr = 0x7F0000000000
-        self.layers, self.act, self.grad, self.checkpoint = layers, act_bytes, grad_bytes, checkpoint
+        self.layers, self.act, self.grad, self.checkpoint = (
+            layers,
+            act_bytes,
+            grad_bytes,
+            checkpoint,
+        )
         self._alloc(-1000.0, baseline_bytes, "")
         for i in range(steps):
             self._step(i, i * STEP_US, i in malloc_steps)
@@ -70,18 +88,32 @@ class MemTrace:
         self.allocated += nbytes
         reserved = self.reserved if self.reserved is not None else max(self.allocated, 1 << 30)
         if self.memory_events:
-            self.b.memory(ts, nbytes, total_allocated=self.allocated, total_reserved=reserved, addr=addr)
+            self.b.memory(
+                ts, nbytes, total_allocated=self.allocated, total_reserved=reserved, addr=addr
+            )
             self.b.events[-1]["tid"] = tid
 
     # -- ops -----------------------------------------------------------------------------------
 
-    def _op(self, name: str, ts: float, dur: float, *, tid: int = MAIN, seq: int | None = None,
-            kernel_us: float | None = None) -> None:
+    def _op(
+        self,
+        name: str,
+        ts: float,
+        dur: float,
+        *,
+        tid: int = MAIN,
+        seq: int | None = None,
+        kernel_us: float | None = None,
+    ) -> None:
         args = {} if seq is None else {"Sequence number": seq, "Fwd thread id": 1}
         ext = self.b.cpu_op(name, ts, dur, tid=tid, args=args)
         if kernel_us is not None:
-            corr = self.b.runtime("cudaLaunchKernel", ts + dur / 4, dur / 4, tid=tid, external_id=ext)
-            self.b.kernel(f"kernel_{name}", ts + dur / 2, kernel_us, correlation=corr, external_id=ext)
+            corr = self.b.runtime(
+                "cudaLaunchKernel", ts + dur / 4, dur / 4, tid=tid, external_id=ext
+            )
+            self.b.kernel(
+                f"kernel_{name}", ts + dur / 2, kernel_us, correlation=corr, external_id=ext
+            )
 
     def _step(self, i: int, t0: float, malloc: bool) -> None:
         b = self.b
@@ -101,10 +133,20 @@ class MemTrace:
         node_us = 400 if self.checkpoint else 200
         for j, k in enumerate(reversed(range(self.layers))):  # backward, on its own thread
             ts = bw0 + node_us * j
-            b.cpu_op(EVAL + "AddmmBackward0", ts, node_us - 20, tid=BACKWARD,
-                     args={"Sequence number": k + 1, "Fwd thread id": 1})
-            b.cpu_op("AddmmBackward0", ts + 2, node_us - 24, tid=BACKWARD,
-                     args={"Sequence number": k + 1, "Fwd thread id": 1})
+            b.cpu_op(
+                EVAL + "AddmmBackward0",
+                ts,
+                node_us - 20,
+                tid=BACKWARD,
+                args={"Sequence number": k + 1, "Fwd thread id": 1},
+            )
+            b.cpu_op(
+                "AddmmBackward0",
+                ts + 2,
+                node_us - 24,
+                tid=BACKWARD,
+                args={"Sequence number": k + 1, "Fwd thread id": 1},
+            )
             t = ts + 5
             if self.checkpoint:  # re-run the layer's forward inside the node
                 self.seq += 1

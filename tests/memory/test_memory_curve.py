@@ -14,14 +14,22 @@ MiB = 1 << 20
 
 @pytest.fixture(scope="module")
 def plain():
-    t = MemTrace(steps=3, layers=6, act_bytes=100 * MiB, grad_bytes=10 * MiB, baseline_bytes=200 * MiB)
+    t = MemTrace(
+        steps=3, layers=6, act_bytes=100 * MiB, grad_bytes=10 * MiB, baseline_bytes=200 * MiB
+    )
     return t, load(t.b)
 
 
 @pytest.fixture(scope="module")
 def checkpointed():
-    t = MemTrace(steps=3, layers=6, act_bytes=100 * MiB, grad_bytes=10 * MiB, baseline_bytes=200 * MiB,
-                 checkpoint=True)
+    t = MemTrace(
+        steps=3,
+        layers=6,
+        act_bytes=100 * MiB,
+        grad_bytes=10 * MiB,
+        baseline_bytes=200 * MiB,
+        checkpoint=True,
+    )
     return t, load(t.b)
 
 
@@ -80,8 +88,11 @@ def test_step_breakdown(plain):
         assert s.peak_bytes == 810 * MiB
         assert s.peak_phase == "backward"
         assert s.peak_op == "aten::mm"
-        assert s.peak_op_stack == ("autograd::engine::evaluate_function: AddmmBackward0", "AddmmBackward0",
-                                   "aten::mm")
+        assert s.peak_op_stack == (
+            "autograd::engine::evaluate_function: AddmmBackward0",
+            "AddmmBackward0",
+            "aten::mm",
+        )
         assert s.end_bytes == 200 * MiB
         assert s.forward_gpu_us == pytest.approx(6 * 60)
 
@@ -120,6 +131,7 @@ def test_results_are_plain_values(plain):
     _, frame = plain
     r = memory.analyze(frame)
     from dataclasses import asdict
+
     json.dumps(asdict(r))  # no numpy scalars, no frames
     json.dumps(asdict(memory.recompute(frame)))
 
@@ -137,6 +149,7 @@ def test_inference_trace_has_forward_only():
 
 def test_findings_carry_plain_evidence(plain, checkpointed):
     from bottleneck_lab.detectors import activation_memory, memory_capacity, recompute
+
     for mod in (activation_memory, recompute, memory_capacity):
         for frame in (plain[1], checkpointed[1]):
             for f in mod.detect(frame, mod.Config()):

@@ -32,7 +32,9 @@ def test_activations_dominating_the_peak_are_reported_as_info():
 
 
 def test_activations_near_capacity_are_medium():
-    t = MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB, capacity_bytes=1900 * MiB)
+    t = MemTrace(
+        layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB, capacity_bytes=1900 * MiB
+    )
     (f,) = run(activation_memory, load(t.b))
     assert f.severity == "medium"
     assert f.evidence["peak_pct_of_capacity"] > 90
@@ -44,7 +46,9 @@ def test_small_activations_are_not_reported():
 
 
 def test_checkpointed_run_gets_no_checkpointing_advice():
-    frame = load(MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=100 * MiB, checkpoint=True).b)
+    frame = load(
+        MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=100 * MiB, checkpoint=True).b
+    )
     found = run(activation_memory, frame, min_activation_share_pct=1.0)
     assert found and found[0].evidence["checkpointing_present"] is True
     assert found[0].evidence["checkpointing_estimate"] is None
@@ -82,8 +86,13 @@ def test_no_recompute_without_checkpointing():
 
 
 def test_near_capacity():
-    t = MemTrace(layers=6, act_bytes=100 * MiB, baseline_bytes=200 * MiB, capacity_bytes=850 * MiB,
-                 reserved_bytes=820 * MiB)
+    t = MemTrace(
+        layers=6,
+        act_bytes=100 * MiB,
+        baseline_bytes=200 * MiB,
+        capacity_bytes=850 * MiB,
+        reserved_bytes=820 * MiB,
+    )
     (f,) = run(memory_capacity, load(t.b))
     assert f.kind == "memory_capacity" and f.severity == "medium"
     assert f.evidence["peak_pct_of_capacity"] == pytest.approx(100 * 810 / 850, abs=0.01)

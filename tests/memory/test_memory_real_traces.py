@@ -27,8 +27,11 @@ def test_v100_curve_and_steps(v100):
     r = memory.analyze(v100)
     assert (r.device_type, r.device_id) == (memory.CUDA, 1)
     assert r.events == int((v100.memory["device_type"] == 1).sum())
-    assert r.peak_bytes == memory.peak_memory_bytes(v100) == int(
-        v100.memory.loc[v100.memory["device_type"] == 1, "total_allocated"].max())
+    assert (
+        r.peak_bytes
+        == memory.peak_memory_bytes(v100)
+        == int(v100.memory.loc[v100.memory["device_type"] == 1, "total_allocated"].max())
+    )
     assert len(r.steps) == len(v100.steps) == 5
     for s in r.steps:
         assert [p.name for p in s.phases] == ["forward", "backward", "optimizer"]
@@ -94,14 +97,18 @@ def demo_pair():
 def test_gpu_checkpointing_saving_and_cost_match_the_measured_ones(demo_pair):
     frames, meta = demo_pair
     cmp = memory.compare_checkpointing(frames["fixed"], frames["bad"])
-    measured_saving = meta["bad"]["max_memory_allocated_bytes"] - meta["fixed"]["max_memory_allocated_bytes"]
+    measured_saving = (
+        meta["bad"]["max_memory_allocated_bytes"] - meta["fixed"]["max_memory_allocated_bytes"]
+    )
     assert cmp.saved_bytes == pytest.approx(measured_saving, rel=TOLERANCE)
     (f,) = recompute.detect(frames["fixed"], recompute.Config())
     # Extra FLOPs: FlopCounterMode's count of the checkpointed step less the plain one's.
     extra = meta["fixed"]["flops_per_step"] - meta["bad"]["flops_per_step"]
     assert f.evidence["extra_flops_per_step"] == pytest.approx(extra, rel=TOLERANCE)
     # Recompute time: most of what the step gained, timed outside the profiler.
-    gained_us = 1000 * (meta["fixed"]["step_time_ms"]["median"] - meta["bad"]["step_time_ms"]["median"])
+    gained_us = 1000 * (
+        meta["fixed"]["step_time_ms"]["median"] - meta["bad"]["step_time_ms"]["median"]
+    )
     assert 0.6 * gained_us <= f.time_lost_us_per_step <= 1.2 * gained_us
     # The single-trace estimate of the saving tends high, but not wildly.
     assert measured_saving <= f.evidence["saved_bytes_estimate"] <= 1.5 * measured_saving
@@ -111,18 +118,26 @@ def test_gpu_activation_estimate_predicts_the_checkpointed_run(demo_pair):
     frames, meta = demo_pair
     (f,) = activation_memory.detect(frames["bad"], activation_memory.Config())
     est = f.evidence["checkpointing_estimate"]
-    measured_saving = meta["bad"]["max_memory_allocated_bytes"] - meta["fixed"]["max_memory_allocated_bytes"]
+    measured_saving = (
+        meta["bad"]["max_memory_allocated_bytes"] - meta["fixed"]["max_memory_allocated_bytes"]
+    )
     assert est["saved_bytes"] == pytest.approx(measured_saving, rel=0.3)
-    gained_us = 1000 * (meta["fixed"]["step_time_ms"]["median"] - meta["bad"]["step_time_ms"]["median"])
+    gained_us = 1000 * (
+        meta["fixed"]["step_time_ms"]["median"] - meta["bad"]["step_time_ms"]["median"]
+    )
     assert est["recompute_us_per_step"] == pytest.approx(gained_us, rel=0.5)
     assert not activation_memory.detect(frames["fixed"], activation_memory.Config())[0].evidence[
-        "checkpointing_estimate"]
+        "checkpointing_estimate"
+    ]
 
 
 def _captured_traces() -> list[Path]:
     """Every single-process GPU trace the project ships with a capture sidecar."""
-    return sorted(p for p in (REPO / "traces").glob("*/*/*.json.gz")
-                  if p.with_name(p.name.replace(".json.gz", ".meta.json")).is_file())
+    return sorted(
+        p
+        for p in (REPO / "traces").glob("*/*/*.json.gz")
+        if p.with_name(p.name.replace(".json.gz", ".meta.json")).is_file()
+    )
 
 
 @pytest.mark.parametrize("path", _captured_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")

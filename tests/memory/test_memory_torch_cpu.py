@@ -25,8 +25,10 @@ WIDTH, HIDDEN, BATCH, BLOCKS = 128, 512, 256, 4
 def _train_trace(path, mode: str):
     torch.manual_seed(0)
     stem = nn.Linear(WIDTH, WIDTH)
-    blocks = nn.ModuleList(nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.GELU(), nn.Linear(HIDDEN, WIDTH))
-                           for _ in range(BLOCKS))
+    blocks = nn.ModuleList(
+        nn.Sequential(nn.Linear(WIDTH, HIDDEN), nn.GELU(), nn.Linear(HIDDEN, WIDTH))
+        for _ in range(BLOCKS)
+    )
     opt = torch.optim.AdamW([*stem.parameters(), *blocks.parameters()])
     x0 = torch.randn(BATCH, WIDTH)
 
@@ -40,9 +42,13 @@ def _train_trace(path, mode: str):
         opt.step()
 
     step()
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True,
-                 schedule=schedule(wait=0, warmup=1, active=2, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(str(path))) as prof:
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        profile_memory=True,
+        record_shapes=True,
+        schedule=schedule(wait=0, warmup=1, active=2, repeat=1),
+        on_trace_ready=lambda p: p.export_chrome_trace(str(path)),
+    ) as prof:
         for _ in range(3):
             step()
             prof.step()
@@ -52,7 +58,10 @@ def _train_trace(path, mode: str):
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("cpu_traces")
-    return {mode: _train_trace(d / f"{mode}.json", mode) for mode in ("plain", "checkpoint", "reentrant")}
+    return {
+        mode: _train_trace(d / f"{mode}.json", mode)
+        for mode in ("plain", "checkpoint", "reentrant")
+    }
 
 
 def test_checkpointed_runs_are_told_apart(runs):

@@ -14,13 +14,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from tracegen import training_trace, write_text
 
 import bottleneck_lab
 from bottleneck_lab.cli import main
 from bottleneck_lab.report.annotate import FINDING_TID0, PID, TID_GAPS
 from bottleneck_lab.report.format import OWNER_LABELS
 from bottleneck_lab.trace import load_frame
-from tracegen import training_trace, write_text
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 
@@ -52,11 +52,16 @@ def test_annotated_real_trace(demo, tmp_path):
     n = len(original["traceEvents"])
     # The original events and metadata are all there, unchanged.
     assert annotated["traceEvents"][:n] == original["traceEvents"]
-    assert {k: v for k, v in annotated.items() if k != "traceEvents"} == \
-        {k: v for k, v in original.items() if k != "traceEvents"}
+    assert {k: v for k, v in annotated.items() if k != "traceEvents"} == {
+        k: v for k, v in original.items() if k != "traceEvents"
+    }
     mine = added(annotated)
     assert len(mine) == len(annotated["traceEvents"]) - n
-    names = {(e.get("tid"), e["args"]["name"]) for e in mine if e["ph"] == "M" and e["name"].endswith("_name")}
+    names = {
+        (e.get("tid"), e["args"]["name"])
+        for e in mine
+        if e["ph"] == "M" and e["name"].endswith("_name")
+    }
     assert (None, "bottleneck-lab") in names and (TID_GAPS, "GPU idle gaps, by cause") in names
     for i, f in enumerate(d.findings, 1):
         assert (FINDING_TID0 + i, f"finding {i}: {f.code} ({f.severity})") in names
@@ -103,7 +108,9 @@ def test_sync_stall_spans_are_the_evidence(tmp_path):
     assert main(["analyze", src, "--annotate", str(out), "-o", str(tmp_path / "r.txt")]) == 0
     d = bottleneck_lab.analyze(src)
     rank = [f.code for f in d.findings].index("sync-stall") + 1
-    spans = [e for e in added(read_json(out)) if e.get("tid") == FINDING_TID0 + rank and e["ph"] == "X"]
+    spans = [
+        e for e in added(read_json(out)) if e.get("tid") == FINDING_TID0 + rank and e["ph"] == "X"
+    ]
     calls = d.findings[rank - 1].evidence["longest_calls"]
     got = {(round(e["ts"], 3), e["dur"]) for e in spans if e["name"] == "sync-stall: longest_calls"}
     assert got == {(round(c["ts"], 3), c["blocked_us"]) for c in calls}

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from tracegen import training_trace
 
 import bottleneck_lab
 from bottleneck_lab import TraceError
 from bottleneck_lab.cli import main
 from bottleneck_lab.diagnosis import Diagnosis
-from tracegen import training_trace
 
 REPO = Path(__file__).resolve().parents[2]
 LOADER_BAD = REPO / "traces" / "h100" / "dataloader" / "bad.json.gz"  # diagnosed data-loading, high
@@ -29,25 +29,34 @@ def real(path: Path) -> str:
 
 
 def run_python(code: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p),
+    }
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
 
 
 def test_importing_the_package_stays_light():
-    r = run_python("import sys, bottleneck_lab\n"
-                   "print(sorted(m for m in ('pandas', 'numpy', 'torch', 'jinja2') if m in sys.modules))")
+    r = run_python(
+        "import sys, bottleneck_lab\n"
+        "print(sorted(m for m in ('pandas', 'numpy', 'torch', 'jinja2') if m in sys.modules))"
+    )
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("first", ["function", "module"])
 def test_analyze_works_whichever_spelling_was_imported_first(first):
     path = real(LOADER_BAD)
-    pre = ("from bottleneck_lab.analyze import diagnose\n" if first == "module" else "")
-    r = run_python(pre + "import sys, bottleneck_lab\nfrom bottleneck_lab import analyze\n"
-                   f"d = analyze({path!r})\nd2 = bottleneck_lab.analyze({path!r})\n"
-                   "assert callable(bottleneck_lab.analyze.diagnose)\n"
-                   "print(type(d).__name__, d.verdict.code, d2.verdict.code)\n"
-                   "print('torch' in sys.modules)")
+    pre = "from bottleneck_lab.analyze import diagnose\n" if first == "module" else ""
+    r = run_python(
+        pre + "import sys, bottleneck_lab\nfrom bottleneck_lab import analyze\n"
+        f"d = analyze({path!r})\nd2 = bottleneck_lab.analyze({path!r})\n"
+        "assert callable(bottleneck_lab.analyze.diagnose)\n"
+        "print(type(d).__name__, d.verdict.code, d2.verdict.code)\n"
+        "print('torch' in sys.modules)"
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["Diagnosis", "data-loading", "data-loading", "False"]
 
@@ -66,8 +75,11 @@ def test_analyze_matches_the_cli_json(tmp_path):
 def test_overrides_in_every_form_and_bad_ones(tmp_path):
     path = training_trace(steps=3).write(tmp_path / "t.json.gz")
     base = bottleneck_lab.analyze(path)
-    forms = [{"gpu-idle.min_share_pct": 100.0}, {"gpu-idle": {"min_share_pct": 100.0}},
-             ["gpu-idle.min_share_pct=100"]]
+    forms = [
+        {"gpu-idle.min_share_pct": 100.0},
+        {"gpu-idle": {"min_share_pct": 100.0}},
+        ["gpu-idle.min_share_pct=100"],
+    ]
     results = [bottleneck_lab.analyze(path, f) for f in forms]
     assert len({tuple(f.code for f in r.findings) for r in results}) == 1
     assert all("gpu-idle" not in {f.code for f in r.findings} for r in results)
@@ -84,7 +96,15 @@ def test_findings_frame_on_a_real_trace():
     d = bottleneck_lab.analyze(real(LOADER_BAD))
     df = d.findings_frame()
     assert isinstance(df, pd.DataFrame)
-    assert list(df.columns) == ["code", "kind", "severity", "title", "time_lost_us_per_step", "share_pct", "fix"]
+    assert list(df.columns) == [
+        "code",
+        "kind",
+        "severity",
+        "title",
+        "time_lost_us_per_step",
+        "share_pct",
+        "fix",
+    ]
     assert list(df["code"]) == [f.code for f in d.findings]
     assert df.loc[0, "code"] == "data-loading" and df.loc[0, "severity"] == "high"
     assert df["time_lost_us_per_step"].dtype == "float64"
@@ -95,8 +115,10 @@ def test_findings_frame_on_a_real_trace():
 
 
 def test_findings_frame_without_findings_has_the_columns(tmp_path):
-    d = bottleneck_lab.analyze(training_trace(steps=2).write(tmp_path / "t.json"),
-                               [f"{c}.min_share_pct=1000" for c in ("gpu-idle", "host-bound", "launch-overhead")])
+    d = bottleneck_lab.analyze(
+        training_trace(steps=2).write(tmp_path / "t.json"),
+        [f"{c}.min_share_pct=1000" for c in ("gpu-idle", "host-bound", "launch-overhead")],
+    )
     d.findings = []
     df = d.findings_frame()
     assert df.empty and "severity" in df.columns and "fix" in df.columns

@@ -7,25 +7,29 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
-
-import sys
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "detectors"))  # the detector scenarios
 import scenarios as sc  # noqa: E402
+from tracegen import TraceBuilder  # noqa: E402
+
 from bottleneck_lab.cli import main  # noqa: E402
 from bottleneck_lab.report import render  # noqa: E402
-from tracegen import TraceBuilder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "traces" / "h100"
-CHROMIUM = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome"))
-                 if p), None)
+CHROMIUM = next(
+    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
+    None,
+)
 needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="headless Chromium not installed (apt-get install -y chromium; .ci/run does it)")
+    CHROMIUM is None,
+    reason="headless Chromium not installed (apt-get install -y chromium; .ci/run does it)",
+)
 
 
 def real(demo: str, variant: str = "bad") -> str:
@@ -38,10 +42,23 @@ def real(demo: str, variant: str = "bad") -> str:
 def chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
     """Load the page headless; return (rendered DOM, browser log with console messages)."""
     proc = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=2000", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=2000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout, proc.stderr
 
@@ -76,7 +93,12 @@ class Elements(HTMLParser):
 
 def assert_self_contained(html: str) -> None:
     """Nothing is fetched: no scripts, stylesheets, images or fonts from anywhere."""
-    assert "<script" not in html and "<link" not in html and "<img" not in html and "<iframe" not in html
+    assert (
+        "<script" not in html
+        and "<link" not in html
+        and "<img" not in html
+        and "<iframe" not in html
+    )
     assert not re.search(r"""\b(src|href)\s*=""", html)
     assert "@import" not in html and "url(" not in html
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", html)
@@ -113,14 +135,34 @@ def test_html_report_of_a_real_trace_in_chromium(tmp_path):
 @needs_chromium
 def test_html_comparison_in_chromium(tmp_path):
     out = tmp_path / "compare.html"
-    assert main(["compare", real("sync", "bad"), real("sync", "fixed"), "--format", "html", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                real("sync", "bad"),
+                real("sync", "fixed"),
+                "--format",
+                "html",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     html = out.read_text(encoding="utf-8")
     assert_self_contained(html)
     dom, log = chromium(out, tmp_path)
     assert console_errors(log) == []
     el = Elements(dom)
-    assert {"comparison", "before", "after", "before-verdict", "after-verdict", "before-timeline",
-            "after-timeline"} <= el.ids
+    assert {
+        "comparison",
+        "before",
+        "after",
+        "before-verdict",
+        "after-verdict",
+        "before-timeline",
+        "after-timeline",
+    } <= el.ids
     assert "sync-stall" in dom.split("gone after")[1].split("New after")[0]
     assert el.classes.get("better", 0) >= 1  # the faster step is marked better
 
@@ -154,11 +196,23 @@ def test_html_escapes_what_the_trace_says(tmp_path):
     # Names come from the trace: they must be text, never markup.
     b = TraceBuilder()
     b.step(1, 0, 1000)
-    b.op_with_kernel("aten::mm", 10, 8, kernel="<script>alert(1)</script>", kernel_ts=20, kernel_dur=100,
-                     grid=(216, 1, 1))
-    b.op_with_kernel("aten::mm", 20, 8, kernel="gemm", kernel_ts=700, kernel_dur=290, grid=(216, 1, 1))
+    b.op_with_kernel(
+        "aten::mm",
+        10,
+        8,
+        kernel="<script>alert(1)</script>",
+        kernel_ts=20,
+        kernel_dur=100,
+        grid=(216, 1, 1),
+    )
+    b.op_with_kernel(
+        "aten::mm", 20, 8, kernel="gemm", kernel_ts=700, kernel_dur=290, grid=(216, 1, 1)
+    )
     out = tmp_path / "r.html"
-    assert main(["analyze", str(b.write(tmp_path / "t.json")), "--format", "html", "-o", str(out)]) == 0
+    assert (
+        main(["analyze", str(b.write(tmp_path / "t.json")), "--format", "html", "-o", str(out)])
+        == 0
+    )
     html = out.read_text(encoding="utf-8")
     assert "<script" not in html and "&lt;script&gt;" in html
 
@@ -167,7 +221,9 @@ def test_html_escapes_what_the_trace_says(tmp_path):
 def test_the_console_check_sees_errors(tmp_path):
     # Guard against a vacuous check: a page that logs an error and throws is caught.
     page = tmp_path / "bad.html"
-    page.write_text('<html><body><script>console.error("boom"); undefinedFn();</script></body></html>')
+    page.write_text(
+        '<html><body><script>console.error("boom"); undefinedFn();</script></body></html>'
+    )
     _, log = chromium(page, tmp_path)
     errors = console_errors(log)
     assert any("boom" in e for e in errors) and any("Uncaught ReferenceError" in e for e in errors)

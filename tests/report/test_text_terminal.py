@@ -43,7 +43,9 @@ def test_concise_and_verbose_reports_of_real_traces_fit_100_columns(demo, capsys
     assert len(verbose) > len(concise)
     findings = concise.split("most costly first\n")[1].split("\nSummary")[0]
     # one entry per finding: a numbered head line and its fix, no evidence keys
-    heads = [ln for ln in findings.splitlines() if re.match(r"^\s*\d+\. (HIGH|MEDIUM|LOW|INFO) ", ln)]
+    heads = [
+        ln for ln in findings.splitlines() if re.match(r"^\s*\d+\. (HIGH|MEDIUM|LOW|INFO) ", ln)
+    ]
     assert len(heads) == findings.count("fix:") >= 1
     import bottleneck_lab
 
@@ -59,8 +61,13 @@ def run_on_pty(args: list[str], env_extra: dict[str, str]) -> str:
     master, slave = pty.openpty()
     env = {**os.environ, "PYTHONPATH": str(REPO), "TERM": "xterm", "COLUMNS": "100", **env_extra}
     env.pop("NO_COLOR", None) if "NO_COLOR" not in env_extra else None
-    proc = subprocess.Popen([sys.executable, "-m", "bottleneck_lab", *args], stdout=slave,
-                            stderr=subprocess.DEVNULL, env=env, cwd=REPO)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bottleneck_lab", *args],
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=REPO,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -87,17 +94,35 @@ def test_colour_on_a_terminal_and_never_with_no_color():
 
 
 def test_short_kernel_names():
-    assert short_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>, "
-                        "std::array<char*, 2ul> >(int, at::native::AbsFunctor<float>, std::array<char*, 2ul>)") \
+    assert (
+        short_kernel(
+            "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>, "
+            "std::array<char*, 2ul> >(int, at::native::AbsFunctor<float>, std::array<char*, 2ul>)"
+        )
         == "vectorized_elementwise_kernel<AbsFunctor>"
-    assert short_kernel("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, "
-                        "false>(int, float, float const*, float*)") == "vectorized_layer_norm_kernel"
-    assert short_kernel("void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>"
-                        "(cutlass_80_simt_sgemm_256x128_8x4_nn_align1::Params)") \
+    )
+    assert (
+        short_kernel(
+            "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, "
+            "false>(int, float, float const*, float*)"
+        )
+        == "vectorized_layer_norm_kernel"
+    )
+    assert (
+        short_kernel(
+            "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>"
+            "(cutlass_80_simt_sgemm_256x128_8x4_nn_align1::Params)"
+        )
         == "Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>"
-    assert short_kernel("void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
-                        "at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda(float)#1}, "
-                        "std::array<char*, 2ul> >(int, float)") == "vectorized_elementwise_kernel<sqrt_kernel_cuda>"
+    )
+    assert (
+        short_kernel(
+            "void at::native::vectorized_elementwise_kernel<4, at::native::sqrt_kernel_cuda("
+            "at::TensorIteratorBase&)::{lambda()#2}::operator()() const::{lambda(float)#1}, "
+            "std::array<char*, 2ul> >(int, float)"
+        )
+        == "vectorized_elementwise_kernel<sqrt_kernel_cuda>"
+    )
     assert short_kernel("gemm_k1") == "gemm_k1"
     long = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_kernel"
     s = short_kernel(long, 40)

@@ -4,9 +4,9 @@ gets the clear one-line error. Skipped when the folder is absent."""
 from __future__ import annotations
 
 import pytest
+from conftest import EXTERNAL_TRACES
 
 from bottleneck_lab.trace import TraceError, load_trace
-from conftest import EXTERNAL_TRACES
 
 
 def test_external_trace_loads_or_gets_a_clear_error(external_trace):
@@ -27,8 +27,10 @@ def test_external_trace_loads_or_gets_a_clear_error(external_trace):
             assert f.gpu_ops["kind"].notna().all()
 
 
-@pytest.mark.skipif(not (EXTERNAL_TRACES / "a100_cuda_event_sync_multi_stream").is_dir(),
-                    reason="external traces absent")
+@pytest.mark.skipif(
+    not (EXTERNAL_TRACES / "a100_cuda_event_sync_multi_stream").is_dir(),
+    reason="external traces absent",
+)
 def test_real_trace_memsets_are_memsets():
     (f,) = load_trace(EXTERNAL_TRACES / "a100_cuda_event_sync_multi_stream")
     names = f.gpu_ops["name"].astype(str)

@@ -9,17 +9,18 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from tracegen import TraceBuilder, load, training_trace, write_text
 
 from bottleneck_lab.trace import load_frame, load_trace
-from tracegen import TraceBuilder, load, training_trace, write_text
 
 TABLES = ("gpu_ops", "runtime", "cpu_ops", "annotations", "memory", "steps")
 
 
 def assert_same_frames(a, b) -> None:
     for name in TABLES:
-        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), obj=name,
-                                      check_categorical=False)
+        pd.testing.assert_frame_equal(
+            getattr(a, name), getattr(b, name), obj=name, check_categorical=False
+        )
 
 
 def test_json_and_json_gz_load_the_same(tmp_path):
@@ -42,7 +43,9 @@ def test_training_trace_tables_have_the_expected_rows():
     f = load(training_trace(steps=3, kernels_per_step=4))
     assert len(f.steps) == 3 and f.has_steps and f.has_gpu
     assert f.gpu_ops["kind"].value_counts().to_dict() == {"kernel": 12, "memcpy": 3, "memset": 0}
-    assert len(f.runtime) == 15 and (f.gpu_ops["launch"] >= 0).all() and (f.gpu_ops["op"] >= 0).all()
+    assert (
+        len(f.runtime) == 15 and (f.gpu_ops["launch"] >= 0).all() and (f.gpu_ops["op"] >= 0).all()
+    )
     assert len(f.memory) == 3
     assert f.warnings == []
 
@@ -54,7 +57,9 @@ def test_torch_1_and_2_category_names_give_the_same_frame(version):
 
 
 def test_torch_1_category_names_are_really_written():
-    cats = {e["cat"] for e in training_trace(torch_version=1).to_dict()["traceEvents"] if "cat" in e}
+    cats = {
+        e["cat"] for e in training_trace(torch_version=1).to_dict()["traceEvents"] if "cat" in e
+    }
     assert {"Operator", "Runtime", "Kernel", "Memcpy"} <= cats
     assert not cats & {"cpu_op", "cuda_runtime", "kernel", "gpu_memcpy"}
 
@@ -79,7 +84,9 @@ def test_integer_microsecond_timestamps():
 def test_fractional_timestamps_keep_nanoseconds_at_real_magnitudes():
     base = 4_203_669_603_187.0  # a real trace's clock
     b = TraceBuilder(base_us=base)
-    corr = b.op_with_kernel("aten::add", 10.125, 4.5, kernel="add", kernel_ts=20.001, kernel_dur=1.234)
+    corr = b.op_with_kernel(
+        "aten::add", 10.125, 4.5, kernel="add", kernel_ts=20.001, kernel_dur=1.234
+    )
     f = load(b)
     k = f.gpu_ops.iloc[0]
     assert k["ts"] - base == pytest.approx(20.001, abs=1e-3)
@@ -91,9 +98,19 @@ def test_fractional_timestamps_keep_nanoseconds_at_real_magnitudes():
 def _with_bad_numbers() -> TraceBuilder:
     b = TraceBuilder()
     b.step(1, 0, 100)
-    b.op_with_kernel("aten::mm", 10, 10, kernel="gemm", kernel_ts=30, kernel_dur=20,
-                     args={"est. achieved occupancy %": math.nan, "blocks per SM": math.inf,
-                           "warps per SM": -math.inf})
+    b.op_with_kernel(
+        "aten::mm",
+        10,
+        10,
+        kernel="gemm",
+        kernel_ts=30,
+        kernel_dur=20,
+        args={
+            "est. achieved occupancy %": math.nan,
+            "blocks per SM": math.inf,
+            "warps per SM": -math.inf,
+        },
+    )
     b.cpu_op("aten::relu", 40, math.nan)
     return b
 
@@ -119,9 +136,14 @@ def test_nan_literals_in_compact_json(tmp_path):
 def test_invalid_string_escapes_are_read_literally(tmp_path):
     b = TraceBuilder()
     b.step(1, 0, 100)
-    b.op_with_kernel("PLACEHOLDER_OP", 10, 10, kernel="PLACEHOLDER_KERNEL", kernel_ts=30, kernel_dur=5)
-    text = (b.dumps().replace("PLACEHOLDER_OP", r"aten::weird\x41\'op")
-            .replace("PLACEHOLDER_KERNEL", r"kern\q \u00e9\n"))
+    b.op_with_kernel(
+        "PLACEHOLDER_OP", 10, 10, kernel="PLACEHOLDER_KERNEL", kernel_ts=30, kernel_dur=5
+    )
+    text = (
+        b.dumps()
+        .replace("PLACEHOLDER_OP", r"aten::weird\x41\'op")
+        .replace("PLACEHOLDER_KERNEL", r"kern\q \u00e9\n")
+    )
     f = load_frame(write_text(tmp_path / "t.json", text))
     assert f.cpu_ops["name"].tolist() == [r"aten::weird\x41\'op"]
     assert f.gpu_ops["name"].tolist() == ["kern\\q \u00e9\n"]  # valid escapes still decode
@@ -164,8 +186,9 @@ def test_bare_array_of_events_is_read_as_a_trace(tmp_path):
     PyTorch profiler write it): read it like traceEvents."""
     import json
 
-    from bottleneck_lab.trace import load_frame
     from tracegen import training_trace
+
+    from bottleneck_lab.trace import load_frame
 
     trace = training_trace(steps=2).to_dict()
     path = tmp_path / "array.json"

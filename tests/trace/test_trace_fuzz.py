@@ -15,40 +15,85 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from bottleneck_lab.trace import TraceError, TraceFrame, load_trace
 from tracegen import CATEGORIES, training_trace
 
+from bottleneck_lab.trace import TraceError, TraceFrame, load_trace
+
 _HUNT = int(os.environ.get("BOTTLENECK_LAB_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(max_examples=_HUNT or 60, derandomize=not _HUNT, database=None, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=_HUNT or 60,
+    derandomize=not _HUNT,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 VALID = training_trace(steps=2, kernels_per_step=2).dumps(compact=True)
 
-scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats()
-           | st.text(max_size=12) | st.sampled_from(["0x0", "12", "-1", "1e400", "", "nan"]))
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats()
+    | st.text(max_size=12)
+    | st.sampled_from(["0x0", "12", "-1", "1e400", "", "nan"])
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
-CATS = sorted({c for cats in CATEGORIES.values() for c in cats.values()}
-              | {"cuda_sync", "gpu_user_annotation", "python_function", "memory", "Trace"})
-ARG_KEYS = ["External id", "correlation", "device", "stream", "grid", "block", "bytes",
-            "Input Dims", "Input type", "Concrete Inputs", "Total Allocated", "Bytes", "Addr",
-            "Device Type", "Collective name", "dtype", "Sequence number"]
-EVENT_NAMES = ["ProfilerStep#1", "ProfilerStep#x", "[memory]", "cudaLaunchKernel",
-               "cudaGraphLaunch", "aten::mm", "Memcpy HtoD (Pageable -> Device)", ""]
+CATS = sorted(
+    {c for cats in CATEGORIES.values() for c in cats.values()}
+    | {"cuda_sync", "gpu_user_annotation", "python_function", "memory", "Trace"}
+)
+ARG_KEYS = [
+    "External id",
+    "correlation",
+    "device",
+    "stream",
+    "grid",
+    "block",
+    "bytes",
+    "Input Dims",
+    "Input type",
+    "Concrete Inputs",
+    "Total Allocated",
+    "Bytes",
+    "Addr",
+    "Device Type",
+    "Collective name",
+    "dtype",
+    "Sequence number",
+]
+EVENT_NAMES = [
+    "ProfilerStep#1",
+    "ProfilerStep#x",
+    "[memory]",
+    "cudaLaunchKernel",
+    "cudaGraphLaunch",
+    "aten::mm",
+    "Memcpy HtoD (Pageable -> Device)",
+    "",
+]
 
 # Events whose fields exist but hold values of any type.
-events = st.fixed_dictionaries({}, optional={
-    "ph": st.sampled_from(["X", "i", "s", "f", "M"]) | json_values,
-    "cat": st.sampled_from(CATS) | json_values,
-    "name": st.sampled_from(EVENT_NAMES) | json_values,
-    "pid": st.integers(-3, 3) | json_values,
-    "tid": st.integers(-3, 3) | json_values,
-    "ts": st.floats(0, 1000) | json_values,
-    "dur": st.floats(-10, 1000) | json_values,
-    "args": st.dictionaries(st.sampled_from(ARG_KEYS), json_values, max_size=6) | json_values,
-})
+events = st.fixed_dictionaries(
+    {},
+    optional={
+        "ph": st.sampled_from(["X", "i", "s", "f", "M"]) | json_values,
+        "cat": st.sampled_from(CATS) | json_values,
+        "name": st.sampled_from(EVENT_NAMES) | json_values,
+        "pid": st.integers(-3, 3) | json_values,
+        "tid": st.integers(-3, 3) | json_values,
+        "ts": st.floats(0, 1000) | json_values,
+        "dur": st.floats(-10, 1000) | json_values,
+        "args": st.dictionaries(st.sampled_from(ARG_KEYS), json_values, max_size=6) | json_values,
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +133,14 @@ def test_truncated_prefixes_of_a_valid_trace(scratch, cut, gz):
 
 
 @FUZZ
-@given(doc=json_values | st.dictionaries(st.sampled_from(["traceEvents", "deviceProperties",
-                                                          "distributedInfo", "schema", "nodes"]),
-                                         json_values, max_size=4))
+@given(
+    doc=json_values
+    | st.dictionaries(
+        st.sampled_from(["traceEvents", "deviceProperties", "distributedInfo", "schema", "nodes"]),
+        json_values,
+        max_size=4,
+    )
+)
 def test_valid_json_of_random_structure(scratch, doc):
     loads_or_refuses(scratch, json.dumps(doc).encode())
 
@@ -108,8 +158,12 @@ def test_valid_trace_with_some_fields_replaced(scratch, data):
     evs = trace["traceEvents"]
     for _ in range(data.draw(st.integers(1, 5))):
         ev = evs[data.draw(st.integers(0, len(evs) - 1))]
-        key = data.draw(st.sampled_from(["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"]
-                                        + [f"args.{k}" for k in ARG_KEYS]))
+        key = data.draw(
+            st.sampled_from(
+                ["ph", "cat", "name", "pid", "tid", "ts", "dur", "args"]
+                + [f"args.{k}" for k in ARG_KEYS]
+            )
+        )
         value = data.draw(json_values)
         if key.startswith("args.") and isinstance(ev.get("args"), dict):
             ev["args"][key[5:]] = value

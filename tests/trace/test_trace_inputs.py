@@ -7,10 +7,10 @@ import json
 import re
 
 import pytest
+from tracegen import training_trace, write_text
 
 from bottleneck_lab import TraceError as TopLevelTraceError
 from bottleneck_lab.trace import TraceError, load_frame, load_trace
-from tracegen import training_trace, write_text
 
 
 def rank_dir(tmp_path):
@@ -28,7 +28,11 @@ def test_directory_of_rank_files_sorted_by_rank_from_distributed_info(tmp_path):
     d = rank_dir(tmp_path)
     frames = load_trace(d)
     assert [f.rank for f in frames] == [0, 1, 2]
-    assert [f.path.rsplit("/", 1)[-1] for f in frames] == ["b_worker.json", "c_worker.json", "a_worker.json.gz"]
+    assert [f.path.rsplit("/", 1)[-1] for f in frames] == [
+        "b_worker.json",
+        "c_worker.json",
+        "a_worker.json.gz",
+    ]
     assert all(f.warnings == [] and len(f.steps) == 3 for f in frames)
 
 
@@ -38,8 +42,10 @@ def test_compact_json_rank_is_read(tmp_path):
     assert load_frame(path).rank == 5
 
 
-@pytest.mark.parametrize(("info", "rank"), [(None, 0), ({"backend": "gloo"}, 0),
-                                            ({"rank": "3"}, 3), ({"rank": "first"}, 0)])
+@pytest.mark.parametrize(
+    ("info", "rank"),
+    [(None, 0), ({"backend": "gloo"}, 0), ({"rank": "3"}, 3), ({"rank": "first"}, 0)],
+)
 def test_rank_defaults_to_zero(tmp_path, info, rank):
     trace = training_trace().to_dict()
     if info is not None:
@@ -82,8 +88,19 @@ def test_unusable_input_raises_trace_error_naming_the_file(unusable):
 
 
 def test_pid_beyond_int64_is_read_or_refused(tmp_path):
-    trace = {"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 2**70,
-                              "tid": 1, "ts": 1.0, "dur": 2.0}]}
+    trace = {
+        "traceEvents": [
+            {
+                "ph": "X",
+                "cat": "cpu_op",
+                "name": "aten::mm",
+                "pid": 2**70,
+                "tid": 1,
+                "ts": 1.0,
+                "dur": 2.0,
+            }
+        ]
+    }
     try:
         load_trace(write_text(tmp_path / "t.json", json.dumps(trace)))
     except TraceError:

@@ -4,9 +4,15 @@ tables built from less common traces (ROCm, CPU-only, no steps, no device proper
 from __future__ import annotations
 
 import pytest
-
-from tracegen import (COPY_LAUNCH, DATALOADER_NEXT, KERNEL_LAUNCHES, SET_LAUNCH, TraceBuilder,
-                      load, training_trace)
+from tracegen import (
+    COPY_LAUNCH,
+    DATALOADER_NEXT,
+    KERNEL_LAUNCHES,
+    SET_LAUNCH,
+    TraceBuilder,
+    load,
+    training_trace,
+)
 
 
 def name_at(df, row: int) -> str | None:
@@ -70,8 +76,6 @@ def test_memcpy_and_memset_launches_link():
     assert launch_and_op(f, 2) == (SET_LAUNCH, "aten::zero_")
 
 
-
-
 def test_memcpy_and_memset_keep_their_kind_in_a_trace_without_kernels():
     b = one_step()
     b.memcpy(40, 10, correlation=b.runtime(COPY_LAUNCH, 12, 5))
@@ -126,8 +130,14 @@ def test_gpu_ops_without_any_runtime_calls():
 
 def nested_ops(b: TraceBuilder, tid: int | None = None) -> dict[str, int]:
     """linear(0..100) > addmm(10..60) > mm_inner(20..40), on one thread."""
-    return {n: b.cpu_op(n, ts, dur, tid=tid) for n, ts, dur in
-            (("aten::linear", 0, 100), ("aten::addmm", 10, 50), ("aten::mm_inner", 20, 20))}
+    return {
+        n: b.cpu_op(n, ts, dur, tid=tid)
+        for n, ts, dur in (
+            ("aten::linear", 0, 100),
+            ("aten::addmm", 10, 50),
+            ("aten::mm_inner", 20, 20),
+        )
+    }
 
 
 def test_launch_links_to_op_by_external_id():
@@ -141,9 +151,9 @@ def test_launch_links_to_op_by_external_id():
 def test_launch_without_external_id_links_to_innermost_enclosing_op():
     b = TraceBuilder()
     nested_ops(b)
-    b.runtime("cudaLaunchKernel", 25, 5, external_id=None)   # inside mm_inner
-    b.runtime("cudaLaunchKernel", 50, 5, external_id=None)   # inside addmm only
-    b.runtime("cudaLaunchKernel", 80, 5, external_id=None)   # inside linear only
+    b.runtime("cudaLaunchKernel", 25, 5, external_id=None)  # inside mm_inner
+    b.runtime("cudaLaunchKernel", 50, 5, external_id=None)  # inside addmm only
+    b.runtime("cudaLaunchKernel", 80, 5, external_id=None)  # inside linear only
     b.runtime("cudaLaunchKernel", 150, 5, external_id=None)  # outside every op
     assert ops_of_launches(load(b)) == ["aten::mm_inner", "aten::addmm", "aten::linear", None]
 
@@ -176,12 +186,15 @@ def test_ops_without_any_external_id_link_by_nesting():
 def test_cpu_op_depth_and_parent():
     b = TraceBuilder()
     nested_ops(b, tid=1)
-    b.cpu_op("aten::sibling", 70, 20, tid=1)        # after addmm, inside linear
-    b.cpu_op("aten::same_start", 0, 5, tid=1)       # starts with linear: the longer one is outer
-    b.cpu_op("aten::other_thread", 20, 20, tid=2)   # overlaps in time, other thread: a root
+    b.cpu_op("aten::sibling", 70, 20, tid=1)  # after addmm, inside linear
+    b.cpu_op("aten::same_start", 0, 5, tid=1)  # starts with linear: the longer one is outer
+    b.cpu_op("aten::other_thread", 20, 20, tid=2)  # overlaps in time, other thread: a root
     f = load(b)
     ops = f.cpu_ops
-    got = {str(n): (int(d), name_at(ops, int(p))) for n, d, p in zip(ops["name"], ops["depth"], ops["parent"])}
+    got = {
+        str(n): (int(d), name_at(ops, int(p)))
+        for n, d, p in zip(ops["name"], ops["depth"], ops["parent"])
+    }
     assert got == {
         "aten::linear": (0, None),
         "aten::same_start": (1, "aten::linear"),
@@ -243,8 +256,9 @@ def test_memory_events_table():
     b = one_step()
     b.memory(10, 4096, total_allocated=4096, total_reserved=2 << 20, addr=0x1000)
     b.memory(20, -4096, total_allocated=0, total_reserved=2 << 20, addr=0x1000)
-    b.memory(30, 512, total_allocated=512, total_reserved=512, addr=0x2000, device=-1,
-             device_type=0)  # a CPU allocation
+    b.memory(
+        30, 512, total_allocated=512, total_reserved=512, addr=0x2000, device=-1, device_type=0
+    )  # a CPU allocation
     b.event("cpu_instant_event", "not memory", 40, None, ph="i")
     f = load(b)
     m = f.memory
@@ -257,14 +271,17 @@ def test_memory_events_table():
     assert m["addr"].tolist() == [4096.0, 4096.0, 8192.0]
 
 
-@pytest.mark.parametrize(("direction", "src", "dst", "pageable"), [
-    ("HtoD", "Pageable", "Device", True),
-    ("HtoD", "Pinned", "Device", False),
-    ("DtoH", "Device", "Pageable", True),
-    ("DtoH", "Device", "Pinned", False),
-    ("DtoD", "Device", "Device", False),
-    ("HtoD", "Host", "Device", False),  # ROCm does not say
-])
+@pytest.mark.parametrize(
+    ("direction", "src", "dst", "pageable"),
+    [
+        ("HtoD", "Pageable", "Device", True),
+        ("HtoD", "Pinned", "Device", False),
+        ("DtoH", "Device", "Pageable", True),
+        ("DtoH", "Device", "Pinned", False),
+        ("DtoD", "Device", "Device", False),
+        ("HtoD", "Host", "Device", False),  # ROCm does not say
+    ],
+)
 def test_memcpy_direction_and_pageable_flag(direction, src, dst, pageable):
     b = one_step()
     corr = b.runtime(COPY_LAUNCH, 10, 5)
@@ -279,14 +296,34 @@ def test_rocm_trace_with_string_args():
     b = TraceBuilder(rocm=True)
     b.step(1, 0, 200)
     b.op_with_kernel("aten::add", 10, 20, kernel="elementwise_kernel", kernel_ts=40, kernel_dur=5)
-    b.op_with_kernel("aten::mm", 50, 20, kernel="Cijk_Alik_Bljk", kernel_ts=80, kernel_dur=5,
-                     api="hipExtModuleLaunchKernel")
+    b.op_with_kernel(
+        "aten::mm",
+        50,
+        20,
+        kernel="Cijk_Alik_Bljk",
+        kernel_ts=80,
+        kernel_dur=5,
+        api="hipExtModuleLaunchKernel",
+    )
     ext = b.cpu_op("aten::copy_", 100, 20)
-    b.runtime("hipMemcpyWithStream", 105, 10, external_id=ext, correlation=2002,
-              args={"size": "2560", "kind": "1"})
+    b.runtime(
+        "hipMemcpyWithStream",
+        105,
+        10,
+        external_id=ext,
+        correlation=2002,
+        args={"size": "2560", "kind": "1"},
+    )
     # numbers written as strings, hex included
-    b.event("gpu_memcpy", "Memcpy HtoD (Host -> Device)", 120, 5, pid=0, tid=0,
-            args={"device": "0", "stream": "0x3", "correlation": "2002", "bytes": "2560"})
+    b.event(
+        "gpu_memcpy",
+        "Memcpy HtoD (Host -> Device)",
+        120,
+        5,
+        pid=0,
+        tid=0,
+        args={"device": "0", "stream": "0x3", "correlation": "2002", "bytes": "2560"},
+    )
     raw = b.to_dict()["traceEvents"]
     assert any(e.get("args", {}).get("stream") == "0x0" for e in raw)
     f = load(b)
@@ -345,5 +382,11 @@ def test_nearest_ancestor_walks_up_to_the_first_target():
 
     parent = np.array([-1, 0, 1, 2, -1])  # 0 <- 1 <- 2 <- 3, and 4 alone
     target = np.array([True, False, True, False, False])
-    assert nearest_ancestor(parent, np.array([3, 1, 4, -1, 0]), target).tolist() == [2, 0, -1, -1, 0]
+    assert nearest_ancestor(parent, np.array([3, 1, 4, -1, 0]), target).tolist() == [
+        2,
+        0,
+        -1,
+        -1,
+        0,
+    ]
     assert nearest_ancestor(parent, np.arange(5), parent < 0).tolist() == [0, 0, 0, 0, 4]

@@ -10,7 +10,7 @@ its reason: when one starts passing, the test says so.
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -22,31 +22,42 @@ import accuracy  # noqa: E402
 import labels  # noqa: E402
 
 RUNS = [(s.name, v) for s in labels.ALL for v in s.runs if accuracy.trace_path(s, v).exists()]
-PAIRS = [s.name for s in labels.ALL if s.is_pair and not s.memory
-         and all(accuracy.trace_path(s, v).exists() for v in ("bad", "fixed"))]
+PAIRS = [
+    s.name
+    for s in labels.ALL
+    if s.is_pair
+    and not s.memory
+    and all(accuracy.trace_path(s, v).exists() for v in ("bad", "fixed"))
+]
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP = {
-    ("gpt2_gelu_fusion", "bad"): "this capture's host ran the profiler ~2x slower than the synchronised "
-        "run; the per-op profiler correction leaves host_bound (37%) above fusion",
+    (
+        "gpt2_gelu_fusion",
+        "bad",
+    ): "this capture's host ran the profiler ~2x slower than the synchronised "
+    "run; the per-op profiler correction leaves host_bound (37%) above fusion",
     ("sync", "bad"): "the FP32 MLP's precision estimate (35%) ranks above the sync stall; BF16 "
-                     "autocast measured 15.3% (demos/sync.py --bf16), the estimate ignores the casts' host cost",
+    "autocast measured 15.3% (demos/sync.py --bf16), the estimate ignores the casts' host cost",
     ("compile_dynamic_shapes", "fixed"): "see FALSE_ALARMS",
 }
 FALSE_ALARMS = {
-    ("compile_dynamic_shapes", "fixed"): "compiled steps pay the profiler more per recorded op (9 µs, "
-        "vs 2.85 µs eager): host_bound 25% on a run that is 92% busy without the profiler",
+    (
+        "compile_dynamic_shapes",
+        "fixed",
+    ): "compiled steps pay the profiler more per recorded op (9 µs, "
+    "vs 2.85 µs eager): host_bound 25% on a run that is 92% busy without the profiler",
 }
 SAVING_OFF = {
     "gpt2_gelu_fusion": "host_bound ranks first (see WRONG_TOP)",
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
     "batch_size": "FP32 GEMMs of 16 rows are bound by reading the weights, a cost per step that a "
-                  "bigger batch shares; the tile-fill model sees only 43% of the 97% saved per sample",
+    "bigger batch shares; the tile-fill model sees only 43% of the 97% saved per sample",
     "launch_overhead": "a CUDA graph also shrinks GPU time (2.3 -> 1.3 ms); launch-overhead counts idle only",
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def scored(name: str, variant: str) -> accuracy.RunScore:
     return accuracy.score_run(labels.BY_NAME[name], variant)
 
@@ -55,13 +66,17 @@ def _mark(key, table):
     return pytest.mark.xfail(strict=True, reason=table[key]) if key in table else ()
 
 
-@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=_mark((n, v), WRONG_TOP)) for n, v in RUNS])
+@pytest.mark.parametrize(
+    "name,variant", [pytest.param(n, v, marks=_mark((n, v), WRONG_TOP)) for n, v in RUNS]
+)
 def test_top_finding_is_right(name, variant):
     r = scored(name, variant)
     assert r.top_ok, (r.label_top, r.top_kind, r.findings)
 
 
-@pytest.mark.parametrize("name,variant", [pytest.param(n, v, marks=_mark((n, v), FALSE_ALARMS)) for n, v in RUNS])
+@pytest.mark.parametrize(
+    "name,variant", [pytest.param(n, v, marks=_mark((n, v), FALSE_ALARMS)) for n, v in RUNS]
+)
 def test_no_false_alarm(name, variant):
     r = scored(name, variant)
     assert r.false_alarms == [], r.findings
@@ -76,5 +91,7 @@ def test_predicted_saving_within_15_points_of_measured(name):
 def test_zoo_has_what_the_issue_asks_for():
     zoo = [s for s in labels.ZOO if any(accuracy.trace_path(s, v).exists() for v in s.runs)]
     assert len(zoo) >= 12
-    healthy = [(s.name, v) for s in zoo for v, run in s.runs.items() if run.healthy and not run.allowed]
+    healthy = [
+        (s.name, v) for s in zoo for v, run in s.runs.items() if run.healthy and not run.allowed
+    ]
     assert len(healthy) >= 4, healthy
