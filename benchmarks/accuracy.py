@@ -96,7 +96,8 @@ def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
         top_ok = top is not None and top.kind in label.top
     alarms = [f"{f.kind}:{f.severity}" for f in serious if f.kind not in label.acceptable()]
     fix = (
-        next((f for f in serious if f.kind == scenario.fix_kind), None)
+        # the fix's own finding, whatever its severity: its share is the prediction for that fix
+        next((f for f in d.findings if f.kind == scenario.fix_kind), None)
         if scenario.fix_kind
         else top
     )

@@ -43,10 +43,13 @@ CAUSES = (
     "gpu_idle",
     "unrecorded_work",
 )
-# Host time the profiler itself adds per recorded CPU op (record_shapes + profile_memory): the
-# median over the host-bound runs of traces/zoo and traces/h100 (one H100 host) of (profiled
-# step - synchronised step) / CPU ops per step; single runs ranged 2.0 to 4.7 µs.
-PROFILER_US_PER_OP = 2.85
+# The profiler's own host cost per recorded CPU op (record_shapes + profile_memory) grows with
+# the host's cost per op: its callbacks run on the same CPU as the dispatch they wrap, so a slow
+# host pays more for both. Over the 11 host-bound runs of traces/zoo and traces/h100 (two hosts,
+# eager and compiled), (profiled step - synchronised step) / ops per step was 0.36 to 0.56 of the
+# profiled host time per op (median 0.46): the profiler about doubles a host-bound step's op cost.
+# A fixed 2.85 µs per op, the figure this replaced, missed runs on a slower host by 2x.
+PROFILER_SHARE_OF_HOST_OP = 0.46
 HOST_CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound")
 
 
@@ -287,8 +290,20 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
 
 
 def profiler_us_per_op(frame: TraceFrame) -> float:
-    """PROFILER_US_PER_OP, unless the frame says its host spans carry no profiler cost."""
-    return float(frame.__dict__.get("profiler_us_per_op", PROFILER_US_PER_OP))
+    """The profiler's host cost per recorded op: PROFILER_SHARE_OF_HOST_OP of the host's working
+    time per op in the steps (time blocked on the GPU or the input pipeline left out), unless the
+    frame says its host spans carry no profiler cost."""
+    if "profiler_us_per_op" in frame.__dict__:
+        return float(frame.__dict__["profiler_us_per_op"])
+    c = _cache(frame)
+    if "profiler_us_per_op" not in c:
+        ops = ops_in_steps(frame)
+        ws, we = step_windows(frame)
+        working = float((we - ws).sum()) - _host_blocked_us(frame)
+        c["profiler_us_per_op"] = (
+            PROFILER_SHARE_OF_HOST_OP * max(working, 0.0) / ops if ops else 0.0
+        )
+    return c["profiler_us_per_op"]
 
 
 def ops_in_steps(frame: TraceFrame) -> int:
@@ -389,7 +404,7 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
 
 def profiler_overhead_us(frame: TraceFrame) -> float:
     """Idle µs over all steps that only the profiler's own host cost created (see
-    PROFILER_US_PER_OP): the part of host-caused gaps a run without the profiler would not have."""
+    profiler_us_per_op): the part of host-caused gaps a run without the profiler would not have."""
     gaps = idle_gaps(frame)
     return float(gaps["profiler_us"].sum()) if len(gaps) else 0.0
 
@@ -410,10 +425,21 @@ def host_time_us(frame: TraceFrame) -> float:
     full queue). A step cannot get shorter than this by making the GPU faster."""
     c = _cache(frame)
     if "host_time" not in c:
-        stats = step_stats(frame)
+        blocked = _host_blocked_us(frame) - _dataloader_us(frame)  # loading is host work
+        c["host_time"] = max(
+            step_time_without_profiler_us(frame) - blocked / max(step_stats(frame).count, 1), 0.0
+        )
+    return c["host_time"]
+
+
+def _host_blocked_us(frame: TraceFrame) -> float:
+    """µs over all steps that the launching thread sat waiting rather than working: in
+    synchronising calls, in launches held up by a full queue, and in DataLoader `__next__`."""
+    c = _cache(frame)
+    if "host_blocked" not in c:
         mt = main_thread(frame)
         ws, we = step_windows(frame)
-        blocked = 0.0
+        blocked = _dataloader_us(frame)
         if mt is not None:
             sy = sync_calls(frame)
             sy = sy.loc[sy["pid"] == mt[0]]
@@ -425,10 +451,28 @@ def host_time_us(frame: TraceFrame) -> float:
             if len(la):
                 extra = la["dur"].to_numpy() - float(np.median(la["dur"]))
                 blocked += float(extra[la["dur"].to_numpy() > BLOCKED_LAUNCH_US].sum())
-        c["host_time"] = max(
-            step_time_without_profiler_us(frame) - blocked / max(stats.count, 1), 0.0
-        )
-    return c["host_time"]
+        c["host_blocked"] = blocked
+    return c["host_blocked"]
+
+
+def _dataloader_us(frame: TraceFrame) -> float:
+    """µs of the step windows the host spent inside DataLoader `__next__`."""
+    dl = dataloader_spans(frame)
+    ws, we = step_windows(frame)
+    if not len(dl):
+        return 0.0
+    return float(
+        iv.overlap_with(*iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy()), ws, we).sum()
+    )
+
+
+def host_dispatch_us(frame: TraceFrame) -> float:
+    """The host's work per step that issuing GPU work costs (Python, dispatch, launches): what
+    capturing the step in a CUDA graph removes. The host's work less the time it spent loading
+    data and the idle it caused doing other work (host_bound), which a graph keeps."""
+    n = max(step_stats(frame).count, 1)
+    other = (_dataloader_us(frame) + idle_by_owner(frame)["host_bound"]) / n
+    return max(host_time_us(frame) - other, 0.0)
 
 
 def step_saving_us(frame: TraceFrame, gpu_saving_us: float, host_saving_us: float = 0.0) -> float:

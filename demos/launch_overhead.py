@@ -17,10 +17,18 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-args = _common.parse_args(__doc__, steps_cuda=50)
+args = _common.parse_args(
+    __doc__,
+    steps_cuda=50,
+    extra=lambda p: p.add_argument(
+        "--no-graph",
+        action="store_true",
+        help="fixed variant: the fused optimizer alone, no CUDA graph (measures that remedy apart)",
+    ),
+)
 device = args.device
 FIXED = args.variant == "fixed"
-GRAPH = FIXED and device == "cuda"
+GRAPH = FIXED and device == "cuda" and not args.no_graph
 
 dim, layers, batch, classes = _common.by_device(args, cuda=(256, 24, 1024, 10), cpu=(32, 4, 8, 10))
 

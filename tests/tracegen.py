@@ -550,6 +550,6 @@ def load(trace: TraceBuilder | dict, directory: str | Path | None = None, name: 
         with tempfile.TemporaryDirectory() as tmp:
             frame = load_frame(write_text(Path(tmp) / name, text))
     # A hand-written trace's host spans are the host's real time: no profiler cost to take out
-    # (facts.PROFILER_US_PER_OP is for traces the profiler recorded).
+    # (facts.profiler_us_per_op is for traces the profiler recorded).
     frame.profiler_us_per_op = 0.0
     return frame

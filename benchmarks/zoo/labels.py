@@ -81,12 +81,15 @@ ZOO: tuple[Scenario, ...] = (
         "gpt2_gelu_fusion",
         "HF GPT-2 (124M) training, BF16, fused AdamW: default gelu_new (tanh-GELU as tensor "
         "arithmetic) vs gelu_pytorch_tanh (one fused kernel)",
-        # This pair's host was slower than gpt2_adamw_foreach's (same model: 34.7 vs 29.0 ms):
-        # GPU busy time is ~17-27 ms of a 31-35 ms synchronised step, so host idle is real.
+        # This pair's host was slower than gpt2_adamw_foreach's (same model: 34.7 vs 29.0 ms
+        # synchronised). The bad run's kernels take 27.5 ms per step of a 34.7 ms synchronised
+        # step: the GPU waits on the host ~20% of the step, so host_bound is as true a
+        # diagnosis as fusion. The fix measured is fusion's, so its finding is the one scored.
         {
-            "bad": Run(_k("fusion"), _k("host_bound", "launch_overhead")),
+            "bad": Run(_k("fusion", "host_bound"), _k("launch_overhead")),
             "fixed": Run(None, _k("host_bound", "launch_overhead")),
         },
+        fix_kind="fusion",
     ),
     Scenario(
         "resnet18_small_batch",
@@ -174,6 +177,29 @@ ZOO: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout: scenarios added after the attribution rules were written, labelled from how they are
+# built (and, for "healthy", checked against the sidecar: synchronised step vs GPU busy time),
+# never used to tune a rule or a constant.
+HOLDOUT: tuple[Scenario, ...] = (
+    Scenario(
+        "convnext_tiny_healthy",
+        "timm ConvNeXt-T training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "efficientnet_precision",
+        "timm EfficientNet-B0 training, batch 128, SGD: default flags (FP32, cuDNN TF32, "
+        "NCHW) vs BF16 autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "llama_healthy",
+        "HF Llama (config: 8 layers x 1024) training, BF16 autocast, 8 x 1024 tokens, "
+        "fused AdamW, SDPA attention",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -233,5 +259,5 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + DEMOS
+ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + DEMOS
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -575,6 +575,92 @@ def bert_inference_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout: written and labelled after the analyzer's rules, never used to tune them ---------
+
+
+def _timm_train(torch, name: str, batch: int, fixed: bool, fused_adamw: bool) -> Built:
+    import timm
+
+    model = timm.create_model(name, pretrained=False).cuda()
+    fmt = torch.channels_last if fixed else torch.contiguous_format
+    model = model.to(memory_format=fmt)
+    opt = (
+        torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        if fused_adamw
+        else torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    )
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=fixed):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(
+        step,
+        batch,
+        {
+            "model": f"timm {name}",
+            "autocast": "bf16" if fixed else None,
+            "channels_last": fixed,
+            "optimizer": "AdamW(fused)" if fused_adamw else "SGD(momentum)",
+            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        },
+    )
+
+
+def convnext_tiny_healthy(variant: str) -> Built:
+    return _timm_train(_torch(), "convnext_tiny", 128, fixed=True, fused_adamw=True)
+
+
+def efficientnet_precision(variant: str) -> Built:
+    return _timm_train(
+        _torch(), "efficientnet_b0", 128, fixed=variant == "fixed", fused_adamw=False
+    )
+
+
+def llama_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(
+        hidden_size=1024,
+        intermediate_size=2816,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        # no GQA: FlopCounterMode (torch 2.11) rejects SDPA with fewer key/value heads
+        num_key_value_heads=16,
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    model = LlamaForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(
+        step,
+        8,
+        {
+            "model": "llama (config: 8 x 1024)",
+            "tokens": 8 * 1024,
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused)",
+            "attention": "sdpa",
+        },
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -590,6 +676,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         near_capacity_memory,
         vit_b16_healthy,
         bert_inference_healthy,
+        convnext_tiny_healthy,
+        efficientnet_precision,
+        llama_healthy,
     )
 }
 

@@ -16,6 +16,7 @@ fused kernel reads the chain's input and writes its output once); the difference
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,7 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import memory_bound_kernels
 from ..trace import TraceFrame
+from ..trace.frame import name_mask, nearest_ancestor
 from ._common import cost, when
 
 CODE = "unfused-elementwise"
@@ -92,6 +94,24 @@ def _chains(k: pd.DataFrame, min_len: int) -> list[pd.DataFrame]:
     return out
 
 
+AUTOGRAD_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
+
+
+def _host_us_of_removed_ops(frame: TraceFrame, chains: list[pd.DataFrame]) -> float:
+    """Host µs that dispatching every chain kernel but the longest took: each kernel's op, or in
+    backward the autograd node that ran it (its bookkeeping goes too), counted once, less the
+    profiler's share of host time."""
+    gone = [run["owner"].to_numpy()[np.argsort(run["dur"].to_numpy())[:-1]] for run in chains]
+    owners = np.concatenate(gone) if gone else np.zeros(0, dtype=np.int64)
+    if not len(owners):
+        return 0.0
+    ops = frame.cpu_ops
+    node = nearest_ancestor(ops["parent"].to_numpy(), owners, name_mask(ops["name"], AUTOGRAD_NODE))
+    spans = np.unique(np.where(node >= 0, node, owners))
+    recorded = float(ops["dur"].to_numpy()[spans].sum())
+    return recorded * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
+
+
 def detect(frame: TraceFrame, cfg: Config):
     k = _elementwise_kernels(frame)
     chains = _chains(k, cfg.min_chain_kernels_count)
@@ -112,11 +132,10 @@ def detect(frame: TraceFrame, cfg: Config):
         saved += s
         rows.append((s, run, moved, fused_bytes, t))
     n_steps = max(len(frame.steps), 1)
-    # A fused chain is also one op to dispatch instead of many: host time saved at the host's
-    # average cost per recorded op. The step shortens by whichever side sets its length.
-    removed_ops = sum(len(r[1]) - 1 for r in rows) / n_steps
-    ops_per_step = facts.ops_in_steps(frame) / n_steps
-    host_saved = removed_ops * facts.host_time_us(frame) / ops_per_step if ops_per_step else 0.0
+    # A fused chain is also one op to dispatch instead of many: the host saves the recorded
+    # time of the ops behind the kernels that go. The step shortens by whichever side sets
+    # its length.
+    host_saved = _host_us_of_removed_ops(frame, [r[1] for r in rows]) / n_steps
     per_step, share = cost(
         frame, facts.step_saving_us(frame, saved / n_steps, host_saved) * n_steps
     )

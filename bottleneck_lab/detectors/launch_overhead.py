@@ -34,6 +34,11 @@ MULTI_TENSOR = re.compile(
 )
 
 
+# Idle a CUDA graph would not remove, or that says the GPU waited on something other than
+# launches (see detect).
+OTHER_OWNERS = ("host_bound", "sync_stall", "memcpy", "recompilation", "data_loading", "gpu_idle")
+
+
 @dataclass(frozen=True)
 class Config:
     min_share_pct: float = 3.0
@@ -92,7 +97,23 @@ def detect(frame: TraceFrame, cfg: Config):
     ]
     idle = facts.idle_by_owner(frame)["launch_overhead"]
     excess_us, opt_evidence = _per_tensor_optimizer_excess_us(frame, k)
-    per_step, share = cost(frame, idle + excess_us)
+    n_steps = max(len(frame.steps), 1)
+    # What the step loses to launching: with the step captured in a CUDA graph (and a fused
+    # optimizer) the host's dispatch work is gone and the GPU runs fewer kernel passes, so the
+    # step shrinks to the longer of what remains. That holds only where launching is what the
+    # GPU mostly waits for: a graph cannot hold a sync, a blocking copy or a recompile, other
+    # host work stays, and queued work that starts late is no launch cost. Elsewhere the
+    # launch-bound idle and the optimizer's excess are the estimate.
+    # (judged on the idle as traced: the profiler's share of it is launching work too)
+    gaps = facts.idle_gaps(frame)
+    traced = gaps["dur"].groupby(facts.gap_owners(frame)).sum() if len(gaps) else {}
+    launch_bound = sum(traced.get(k, 0.0) for k in ("launch_overhead", "small_batch"))
+    other = sum(traced.get(k, 0.0) for k in OTHER_OWNERS)
+    estimate = idle + excess_us
+    if launch_bound > 0 and launch_bound >= other:
+        graph = facts.step_saving_us(frame, excess_us / n_steps, facts.host_dispatch_us(frame))
+        estimate = max(estimate, graph * n_steps)
+    per_step, share = cost(frame, estimate)
     if share < cfg.min_share_pct:
         return []
     la = facts.launches(frame)
