@@ -148,7 +148,7 @@ def device_peak(frame: TraceFrame, choice: PeakChoice | None = None) -> DevicePe
     if choice.peaks_file:
         from pathlib import Path
 
-        from .measure_peak import load_measured
+        from .flops.measured import load_measured
 
         measured = load_measured((props or {}).get("name"), Path(choice.peaks_file))
         if measured is not None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tracegen import TraceBuilder
 
-from bottleneck_lab.cli import EXIT_GATE, main
+from bottleneck_lab.commands.cli import EXIT_GATE, main
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 

@@ -85,7 +85,7 @@ def test_list_detectors_lists_every_code_with_its_kind():
 
 def test_analyzing_does_not_import_torch(gpu_idle_trace):
     code = (
-        "import sys; from bottleneck_lab.cli import main; "
+        "import sys; from bottleneck_lab.commands.cli import main; "
         f"rc = main(['analyze', {str(gpu_idle_trace)!r}, '-o', '/dev/null']); "
         "assert rc == 0 and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)"
     )

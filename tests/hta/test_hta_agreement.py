@@ -40,7 +40,7 @@ import pytest
 from conftest import EXTERNAL_TRACES, REPO, external_trace_paths
 from tracegen import TraceBuilder, training_trace
 
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.hta_bridge import (
     LABEL,
     busy_like_hta,

@@ -17,7 +17,7 @@ import pytest
 from tracegen import training_trace, write_text
 
 import bottleneck_lab
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.report.annotate import FINDING_TID0, PID, TID_GAPS
 from bottleneck_lab.report.format import OWNER_LABELS
 from bottleneck_lab.trace import load_frame

@@ -15,7 +15,7 @@ from tracegen import training_trace
 
 import bottleneck_lab
 from bottleneck_lab import TraceError
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.diagnosis import Diagnosis
 
 REPO = Path(__file__).resolve().parents[2]
