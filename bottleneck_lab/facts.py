@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .device import main_device, sm_count  # also read as facts.main_device, facts.sm_count
+from .op_flops import median_fill
 from .trace import TraceFrame
 from .trace import intervals as iv
 from .trace.frame import name_mask
@@ -83,10 +85,6 @@ def step_windows(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
     ProfilerSteps left out)."""
     s = frame.steps
     return iv.union(s["ts"].to_numpy(), s["end"].to_numpy())
-
-
-def main_device(frame: TraceFrame) -> int | None:
-    return frame.devices[0] if frame.devices else None
 
 
 def busy_pct(frame: TraceFrame, device: int) -> float | None:
@@ -503,13 +501,6 @@ def kernels(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
     return g.loc[mask]
 
 
-def sm_count(frame: TraceFrame) -> int | None:
-    dev = main_device(frame)
-    props = frame.device_props(dev) if dev is not None else None
-    n = (props or {}).get("numSms")
-    return int(n) if n else None
-
-
 def underfilled_share(frame: TraceFrame) -> float | None:
     """Share of kernel time in kernels whose grid has fewer blocks than the GPU has SMs."""
     sms = sm_count(frame)
@@ -546,7 +537,7 @@ SMALL_GEMM_ROWS = 512
 
 def batch_is_small(frame: TraceFrame) -> bool | None:
     """Does the trace show a small batch? From recorded shapes when there is matrix work: most
-    FLOPs in products with fewer output tiles than SMs (efficiency.median_fill; convolutions as
+    FLOPs in products with fewer output tiles than SMs (op_flops.median_fill; convolutions as
     implicit GEMMs of batch x output positions rows). Else from most kernel time being in grids
     smaller than the SM count. None when neither can be told."""
     fill = _median_fill(frame)
@@ -557,8 +548,6 @@ def batch_is_small(frame: TraceFrame) -> bool | None:
 
 
 def _median_fill(frame: TraceFrame) -> float | None:
-    from .efficiency import median_fill  # efficiency builds on this module's facts
-
     c = _cache(frame)
     if "median_fill" not in c:
         c["median_fill"] = median_fill(frame) if sm_count(frame) else None

@@ -19,7 +19,8 @@ import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
-from ..efficiency import kernel_flops, median_fill, work_fill
+from ..efficiency import kernel_flops
+from ..op_flops import median_fill, work_fill
 from ..trace import TraceFrame
 from ._common import cost, gap_evidence
 
