@@ -17,32 +17,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "bottleneck_lab"
 
 # (layer, what it holds, top-level modules and packages of bottleneck_lab in it), lowest first.
 LAYERS = (
-    (
-        "trace",
-        "the trace format: read, write, capture; demo runs and their sidecars",
-        ("trace", "capture", "nvml", "demos"),
-    ),
-    ("models", "op FLOP/byte models and device peak tables, as data", ("flops",)),
-    (
-        "facts",
-        "derived facts: steps, idle gaps and their causes, op FLOPs",
-        ("device", "op_flops", "facts"),
-    ),
-    (
-        "derived",
-        "efficiency (MFU, roofline), the memory curve, HTA's view",
-        ("efficiency", "memory", "hta_bridge"),
-    ),
-    ("findings", "Finding and Diagnosis: plain values", ("diagnosis",)),
-    ("detectors", "one module per detector, and the registry", ("detectors",)),
+    ("trace", "the file format; capture; demo runs and sidecars", ("trace", "capture", "nvml", "demos")),
+    ("models", "op FLOP/byte models, device peak tables (data)", ("flops",)),
+    ("facts", "steps, idle gaps and their causes, op FLOPs", ("device", "op_flops", "facts")),
+    ("derived", "efficiency (MFU, roofline), memory, HTA's view", ("efficiency", "memory", "hta_bridge")),
+    ("findings", "Finding and Diagnosis, plain values", ("diagnosis",)),
+    ("detectors", "one module per detector, the registry", ("detectors",)),
     ("engine", "detectors -> ranked Diagnosis; comparing two", ("analyze", "compare")),
     ("report", "renderers: text, markdown, json, html, plots", ("report",)),
-    (
-        "commands",
-        "the CLI and the public API of the package root",
-        ("commands", "__main__", "__init__"),
-    ),
-)
+    ("commands", "the CLI; the package root's public API", ("commands", "__main__", "__init__")),
+)  # fmt: skip
 RANK = {top: i for i, (_, _, tops) in enumerate(LAYERS) for top in tops}
 NAMES = [name for name, _, _ in LAYERS]
 
