@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tracegen import TraceBuilder, training_trace
 
 from bottleneck_lab import __version__
 from bottleneck_lab.commands.cli import main
+from bottleneck_lab.trace.synth import TraceBuilder, training_trace
 
 REPO = Path(__file__).resolve().parents[2]
 

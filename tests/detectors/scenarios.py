@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from tracegen import AUTO, TraceBuilder, load
+from bottleneck_lab.trace.synth import AUTO, TraceBuilder, load
 
 if TYPE_CHECKING:
     from bottleneck_lab.diagnosis import Diagnosis, Finding
