@@ -305,12 +305,17 @@ def _guarded(path: str, run):
 
 
 def _explain(args: argparse.Namespace) -> int:
+    from ..analyze import diagnose
     from ..detectors import REGISTRY
+    from ..report.explain import render_explanation
+    from ..trace.synth import load
 
     det = REGISTRY.get(args.code)
     if det is None:
         raise UsageError(f"explain: unknown detector {args.code!r}; known: {', '.join(REGISTRY)}")
-    sys.stdout.write(f"{det.code} ({det.kind})\n\n{det.doc}\n")
+    frame = load(det.example(True))  # the detector's own positive and negative examples
+    negative = diagnose([load(det.example(False))])
+    sys.stdout.write(render_explanation(det, frame, diagnose([frame]), negative))
     return 0
 
 

@@ -59,12 +59,16 @@ def fake_detector(name: str = "fake", **attrs) -> ModuleType:
     def detect(frame, cfg):
         return []
 
+    def example(bad):
+        """Idle GPU when bad, busy when not."""
+
     mod.__dict__.update(
         CODE=name,
         KIND="gpu_idle",
         REQUIRES={"kernels", "steps"},
         Config=FrozenConfig,
         detect=detect,
+        example=example,
     )
     for key, value in attrs.items():
         if value is MISSING:
@@ -99,6 +103,9 @@ def test_check_accepts_a_well_formed_detector():
         ({"REQUIRES": {"kernels", "gpus"}}, r"unknown prerequisites \['gpus'\]"),
         ({"CODE": MISSING}, "missing CODE"),
         ({"detect": MISSING}, "missing detect"),
+        ({"example": MISSING}, "missing example"),
+        ({"example": lambda: None}, "example must take bad first"),
+        ({"example": lambda bad: None}, "example needs a docstring"),
     ],
     ids=[
         "no-doc",
@@ -112,6 +119,9 @@ def test_check_accepts_a_well_formed_detector():
         "unknown-prerequisite",
         "no-code",
         "no-detect",
+        "no-example",
+        "example-without-bad",
+        "example-without-doc",
     ],
 )
 def test_check_rejects(attrs, says):
