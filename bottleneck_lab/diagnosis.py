@@ -12,6 +12,7 @@ The first finding of severity medium or high, in the ranked list, is the diagnos
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -33,6 +34,8 @@ KINDS = (
     "fusion",
 )
 SEVERITY_THRESHOLDS_PCT = (("high", 25.0), ("medium", 10.0), ("low", 3.0))
+# Diagnosis -> HTML fragment, for Jupyter; set by bottleneck_lab/__init__.py (see _repr_html_).
+HTML_RENDERER: Callable[[Diagnosis], str] | None = None
 
 
 def severity_for_share(share_pct: float | None) -> str:
@@ -147,11 +150,11 @@ class Diagnosis:
         floor = SEVERITIES.index(severity)
         return [f for f in self.findings if SEVERITIES.index(f.severity) >= floor]
 
-    def _repr_html_(self) -> str:
-        """Jupyter shows a Diagnosis as the HTML report (the same renderer as --format html)."""
-        from .report.html import render_html
-
-        return render_html(self, standalone=False)
+    def _repr_html_(self) -> str | None:
+        """Jupyter shows a Diagnosis as the HTML report (the same renderer as --format html).
+        The renderer lives in the report layer above this one, so the package's top layer hands
+        it down (HTML_RENDERER) when `bottleneck_lab` is imported."""
+        return None if HTML_RENDERER is None else HTML_RENDERER(self)
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:

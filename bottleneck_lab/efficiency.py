@@ -6,113 +6,16 @@ a theoretical estimate, a `bottleneck-lab peak` measurement or a user override).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from . import facts
-from .flops.models import COMPUTE_CATEGORIES, counted_op_costs
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
+from .op_flops import _cache, _flop_owner, compute_ops, op_costs
 from .trace import TraceFrame
-from .trace.frame import name_mask, nearest_ancestor
-
-# Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS/cuDNN naming).
-TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
-
-
-def _cache(frame: TraceFrame) -> dict:
-    return frame.__dict__.setdefault("_efficiency", {})
-
-
-def _launched(frame: TraceFrame) -> np.ndarray:
-    """Per cpu_op: did it, or an op inside it, launch any GPU work?"""
-    ops = frame.cpu_ops
-    hit = np.zeros(len(ops), dtype=bool)
-    cur = frame.gpu_ops["op"].to_numpy()
-    cur = np.unique(cur[cur >= 0])
-    parent = ops["parent"].to_numpy()
-    while len(cur):
-        new = cur[~hit[cur]]
-        hit[new] = True
-        cur = parent[new]
-        cur = cur[cur >= 0]
-    return hit
-
-
-def op_costs(frame: TraceFrame) -> pd.DataFrame:
-    """One row per cpu_op whose cost enters a step total: row, step, flops, bytes, dtype, category."""
-    c = _cache(frame)
-    if "ops" in c:
-        return c["ops"]
-    ops = frame.cpu_ops
-    cols = ["row", "step", "flops", "bytes", "dtype", "category"]
-    if not len(ops) or not ops["input_dims"].notna().any():
-        c["ops"] = pd.DataFrame(columns=cols)
-        return c["ops"]
-    sel = np.flatnonzero(ops["input_dims"].notna().to_numpy() & (ops["step"].to_numpy() >= 0))
-    launched = _launched(frame) if frame.has_gpu else None
-    names = ops["name"].astype(object).to_numpy()
-    ts, dur, tid = ops["ts"].to_numpy(), ops["dur"].to_numpy(), ops["tid"].to_numpy()
-    dims, types, conc = (
-        ops["input_dims"].to_numpy(),
-        ops["input_type"].to_numpy(),
-        ops["concrete_inputs"].to_numpy(),
-    )
-    records = [
-        (
-            names[i],
-            ts[i],
-            dur[i],
-            tid[i],
-            dims[i],
-            types[i],
-            conc[i],
-            None if launched is None else bool(launched[i]),
-        )
-        for i in sel
-    ]
-    counted = counted_op_costs(records)
-    rows = [int(sel[i]) for i, _ in counted]
-    c["ops"] = pd.DataFrame(
-        {
-            "row": rows,
-            "step": ops["step"].to_numpy()[rows] if rows else [],
-            "flops": [cost.flops for _, cost in counted],
-            "bytes": [cost.bytes for _, cost in counted],
-            "dtype": [cost.dtype or "unknown" for _, cost in counted],
-            "category": [cost.category for _, cost in counted],
-        },
-        columns=cols,
-    )
-    return c["ops"]
-
-
-def compute_ops(frame: TraceFrame) -> pd.DataFrame:
-    """Ops carrying matmul/conv/attention FLOPs. An FP32 op whose kernels run mostly on tensor
-    cores in TF32 (cuDNN does so by default for convolutions) gets dtype "tf32", so it is
-    measured against the TF32 peak, not the far lower FP32 one."""
-    c = _cache(frame)
-    if "compute" in c:
-        return c["compute"]
-    oc = op_costs(frame)
-    ops = oc.loc[oc["category"].isin(COMPUTE_CATEGORIES) & (oc["flops"] > 0)].copy()
-    if len(ops) and frame.has_gpu and (ops["dtype"] == "fp32").any():
-        g = frame.gpu_ops
-        kern = (g["kind"] == "kernel").to_numpy()
-        owner = _flop_owner(frame, ops["row"].to_numpy())
-        c["owner"] = owner
-        on = kern & (owner >= 0)
-        tf32 = name_mask(g["name"], TF32_KERNEL)[on]
-        dur = g["dur"].to_numpy()[on]
-        share = pd.Series(np.where(tf32, dur, 0.0)).groupby(owner[on]).sum() / pd.Series(
-            dur
-        ).groupby(owner[on]).sum().replace(0, np.nan)
-        is_tf32 = ops["row"].map(share).fillna(0).to_numpy() >= 0.5
-        ops.loc[is_tf32 & (ops["dtype"] == "fp32").to_numpy(), "dtype"] = "tf32"
-    c["compute"] = ops
-    return ops
+from .trace.frame import nearest_ancestor
 
 
 def flops_per_step(frame: TraceFrame) -> float | None:
@@ -148,7 +51,7 @@ def device_peak(frame: TraceFrame, choice: PeakChoice | None = None) -> DevicePe
     if choice.peaks_file:
         from pathlib import Path
 
-        from .measure_peak import load_measured
+        from .flops.measured import load_measured
 
         measured = load_measured((props or {}).get("name"), Path(choice.peaks_file))
         if measured is not None:
@@ -237,14 +140,6 @@ def _mixed_peak(
         parts.append(f"{d} {p:g} TFLOP/s ({100 * flops / total:.0f}% of FLOPs)")
     value = total / ideal_s / 1e12
     return value, f"{peak.name}, dense: " + ", ".join(parts) + f"; {peak.source}"
-
-
-def _flop_owner(frame: TraceFrame, counted_rows: np.ndarray) -> np.ndarray:
-    """For each GPU op, the counted op that launched it (directly or through child ops), else -1."""
-    ops = frame.cpu_ops
-    is_counted = np.zeros(len(ops), dtype=bool)
-    is_counted[counted_rows] = True
-    return nearest_ancestor(ops["parent"].to_numpy(), frame.gpu_ops["op"].to_numpy(), is_counted)
 
 
 def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
@@ -404,78 +299,3 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
     k["category"] = pd.Series(mb["category"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
     c["memory_bound"] = k
     return k
-
-
-# Output tile edge of the GEMM kernels cuBLAS/cuDNN pick for large problems: a product with fewer
-# TILE x TILE output tiles than the GPU has SMs cannot give every SM work (split-K aside).
-TILE = 128
-
-
-def _shapes(dims) -> list[list[int]]:
-    return [
-        d
-        for d in (dims if isinstance(dims, list) else [])
-        if isinstance(d, list) and d and all(isinstance(x, int) for x in d)
-    ]
-
-
-def _tiles(name: str, dims, flops: float) -> float:
-    """Output tiles of one matrix-work op (implicit GEMM for convolutions: rows are
-    batch x output positions, never the batch alone); NaN when the shapes do not tell."""
-    s = _shapes(dims)
-    base = name.split("::")[-1]
-    t = lambda m, n: -(-m // TILE) * -(-n // TILE)  # noqa: E731
-    try:
-        if base in ("mm", "_scaled_mm", "addmm", "bmm", "baddbmm"):
-            a, b = (s[1], s[2]) if base in ("addmm", "baddbmm") and len(s) >= 3 else (s[0], s[1])
-            batch = a[0] if len(a) == 3 else 1
-            return float(batch * t(a[-2], b[-1]))
-        if "convolution_backward" in base:
-            g, w = s[0], s[2]  # grad_output [N, Cout, *spatial], weight [Cout, Cin/g, *k]
-            return float(t(g[0] * int(np.prod(g[2:])), w[0]))
-        if "conv" in base:
-            w = s[
-                1
-            ]  # input, weight: rows = flops / (2 * weight elements) = batch x output positions
-            return float(t(int(flops / (2 * np.prod(w))), w[0]))
-        if "attention" in base or "flash" in base or "efficient" in base:
-            q = s[0]  # [batch, heads, queries, head_dim]: one query tile per (batch, head)
-            return float(q[0] * q[1] * -(-q[2] // TILE))
-    except (IndexError, ValueError, ZeroDivisionError):
-        pass
-    return float("nan")
-
-
-def work_fill(frame: TraceFrame) -> pd.DataFrame:
-    """Per matrix-work op (gemm, conv, attention with FLOPs): its row, FLOPs, output tiles and
-    `fill` = tiles / SM count (>= 1: enough independent work for every SM)."""
-    c = _cache(frame)
-    if "fill" in c:
-        return c["fill"]
-    ops = compute_ops(frame)
-    sms = facts.sm_count(frame)
-    names = frame.cpu_ops["name"].astype(object).to_numpy()
-    dims = frame.cpu_ops["input_dims"].to_numpy()
-    rows = ops["row"].to_numpy()
-    tiles = np.array([_tiles(names[r], dims[r], f) for r, f in zip(rows, ops["flops"].to_numpy())])
-    c["fill"] = pd.DataFrame(
-        {
-            "row": rows,
-            "flops": ops["flops"].to_numpy(),
-            "tiles": tiles,
-            "fill": tiles / sms if sms else np.full(len(rows), np.nan),
-        }
-    )
-    return c["fill"]
-
-
-def median_fill(frame: TraceFrame) -> float | None:
-    """FLOP-weighted median of `fill` over matrix work: below 1, most of the math runs in
-    products too small to occupy the GPU (a small batch, or micro-batch)."""
-    w = work_fill(frame)
-    w = w.loc[np.isfinite(w["fill"].to_numpy())]
-    if not len(w) or w["flops"].sum() <= 0:
-        return None
-    w = w.sort_values("fill")
-    cum = w["flops"].cumsum().to_numpy()
-    return float(w["fill"].to_numpy()[np.searchsorted(cum, cum[-1] / 2)])

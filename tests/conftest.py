@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tracegen import training_trace, write_text
+
+from bottleneck_lab.trace.synth import training_trace, write_text
 
 REPO = Path(__file__).resolve().parents[1]
 EXTERNAL_TRACES = Path(

@@ -9,8 +9,12 @@ A detector module defines:
     Config    frozen dataclass of thresholds, units in field names
     detect(frame, cfg) -> list[Finding]
     a module docstring: symptom / likely cause / fix (what `bottleneck-lab explain CODE` prints)
+    example(bad) -> TraceBuilder, with a docstring: a tiny hand-written trace that shows the
+              bottleneck (bad=True, the positive: detect finds CODE) or its cure (bad=False, the
+              negative: no CODE finding); tests run both, `explain` shows the positive
 
-Registration fails at import on a duplicate code, a missing docstring or a wrong signature.
+Registration fails at import on a duplicate code, a missing docstring or example, or a wrong
+signature.
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ class Detector:
     detect: Callable[..., list]
     doc: str
     module: str
+    example: Callable[..., Any]  # example(bad) -> TraceBuilder: positive (True), negative (False)
 
 
 class RegistryError(Exception):
@@ -70,7 +75,7 @@ class RegistryError(Exception):
 
 def _check(mod: ModuleType) -> Detector:
     name = mod.__name__
-    for attr in ("CODE", "KIND", "REQUIRES", "Config", "detect"):
+    for attr in ("CODE", "KIND", "REQUIRES", "Config", "detect", "example"):
         if not hasattr(mod, attr):
             raise RegistryError(f"{name}: missing {attr}")
     if not (mod.__doc__ or "").strip():
@@ -85,6 +90,12 @@ def _check(mod: ModuleType) -> Detector:
     params = list(inspect.signature(mod.detect).parameters)
     if params != ["frame", "cfg"]:
         raise RegistryError(f"{name}: detect must take (frame, cfg), not {params}")
+    if list(inspect.signature(mod.example).parameters)[:1] != ["bad"]:
+        raise RegistryError(
+            f"{name}: example must take bad first (True: positive, False: negative)"
+        )
+    if not (mod.example.__doc__ or "").strip():
+        raise RegistryError(f"{name}: example needs a docstring saying what its traces show")
     return Detector(
         mod.CODE,
         mod.KIND,
@@ -93,6 +104,7 @@ def _check(mod: ModuleType) -> Detector:
         mod.detect,
         inspect.cleandoc(mod.__doc__),
         name,
+        mod.example,
     )
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from .. import memory
 from ..diagnosis import Finding
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
+from ..trace.synth_memory import MemTrace
 from ._common import cost
 from ._memory import capacity_pct, gib, human, peak_evidence
 
@@ -123,3 +125,16 @@ def detect(frame: TraceFrame, cfg: Config):
         )
     severity = "medium" if near and not checkpointed else "info"
     return [Finding(CODE, KIND, severity, title, None, None, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# 16 layers keep 100 MiB of activations each for the backward pass
+
+
+def example(bad: bool) -> TraceBuilder:
+    """A training loop with [memory] events (trace/synth_memory.py). Bad: 16 layers each keep a
+    100 MiB activation for backward over 200 MiB of parameters and optimizer state, so
+    activations are most of the peak. Good: 4 layers of 10 MiB over 2 GiB of state."""
+    if bad:
+        return MemTrace(layers=16, act_bytes=100 << 20, baseline_bytes=200 << 20).b
+    return MemTrace(layers=4, act_bytes=10 << 20, baseline_bytes=2 << 30).b

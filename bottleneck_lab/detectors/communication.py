@@ -17,7 +17,9 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, when
+from ._examples import launch, steps
 
 CODE = "communication"
 KIND = "communication"
@@ -75,3 +77,30 @@ def detect(frame: TraceFrame, cfg: Config):
         "if exposed time stays high, measure the interconnect with nccl-tests."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# an all-reduce not hidden behind compute
+
+
+NCCL_KERNEL = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+COMM_STREAM = 20
+
+
+def example(bad: bool) -> TraceBuilder:
+    """Compute runs 10-500 on stream 7; the all-reduce (400 µs, stream 20) runs after it, 510-910,
+    when bad, and inside it, 50-450, when good."""
+    b = TraceBuilder(rank=0, world_size=2)
+    for t0 in steps(b, cpu_us=40):
+        launch(b, t0, t0 + 10, 490, kernel="gemm_a")
+        launch(
+            b,
+            t0 + 10,
+            t0 + (510 if bad else 50),
+            400,
+            name="c10d::allreduce_",
+            kernel=NCCL_KERNEL,
+            stream=COMM_STREAM,
+            grid=(2, 1, 1),
+        )
+    return b

@@ -21,7 +21,9 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence
+from ._examples import launch, steps
 
 CODE = "data-loading"
 KIND = "data_loading"
@@ -73,3 +75,24 @@ def detect(frame: TraceFrame, cfg: Config):
         f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__)"
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the GPU idles while the host waits in DataLoader __next__
+
+
+MULTI_WORKER_NEXT = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+
+
+def example(bad: bool, workers: bool = False) -> TraceBuilder:
+    """Each step fetches a batch (500 µs when bad, 5 µs when good), then launches a 400 µs kernel.
+    workers=True names the span as a DataLoader with worker processes does."""
+    b = TraceBuilder()
+    fetch = 500.0 if bad else 5.0
+    for t0 in steps(b, cpu_us=fetch + 20):
+        if workers:
+            b.annotation(MULTI_WORKER_NEXT, t0, fetch)
+        else:
+            b.dataloader(t0, fetch)
+        launch(b, t0 + fetch + 1, t0 + fetch + 8, 400, kernel="gemm_a")
+    return b

@@ -27,7 +27,9 @@ from ..diagnosis import Finding, severity_for_share
 from ..efficiency import memory_bound_kernels
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
+from ..trace.synth import TraceBuilder
 from ._common import cost, when
+from ._examples import launch, mm_args, steps
 
 CODE = "unfused-elementwise"
 KIND = "fusion"
@@ -182,3 +184,24 @@ def detect(frame: TraceFrame, cfg: Config):
         "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention)."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# a hand-written GELU: four elementwise kernels where one would do
+
+
+def example(bad: bool) -> TraceBuilder:
+    """A 300 µs matmul, then GELU on a 16M-element FP32 tensor, queued back to back on the GPU.
+    Bad: written as arithmetic, four elementwise ops (mul, tanh, add, mul), each a 100 µs kernel
+    reading and writing the whole tensor. Good: one fused aten::gelu kernel of 100 µs."""
+    n = 1 << 24
+    unary = {"Input Dims": [[n]], "Input type": ["float"], "Concrete Inputs": [""]}
+    binary = {"Input Dims": [[n], [n]], "Input type": ["float"] * 2, "Concrete Inputs": ["", ""]}
+    chain = [("aten::mul", binary), ("aten::tanh", unary), ("aten::add", binary)]
+    ops = chain + [("aten::mul", binary)] if bad else [("aten::gelu", unary)]
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        for i, (op, args) in enumerate(ops):
+            launch(b, t0 + 10 + 8 * i, t0 + 310 + 100 * i, 100, name=op, op_args=args)
+    return b

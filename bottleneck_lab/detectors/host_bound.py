@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
 from ._common import idle_finding
+from ._examples import launch, steps
 
 CODE = "host-bound"
 KIND = "host_bound"
@@ -36,3 +38,23 @@ def detect(frame: TraceFrame, cfg: Config):
         "that work out of the step, run it every N steps, or keep the data on the GPU.",
         cfg.min_share_pct,
     )
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the GPU waits while the host runs a long non-launching op (or Python)
+
+
+def example(bad: bool, python: bool = False) -> TraceBuilder:
+    """k1 runs 10-200. When bad, the host then spends 500 µs in a CPU `aten::copy_` (or, with
+    python=True, in unrecorded Python: no op at all) and only then launches k2 (~570): the GPU is
+    idle 200-570 with nothing queued. When good, k2 is launched at ~22, queued behind k1."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=600 if bad else 30):
+        launch(b, t0, t0 + 10, 190, kernel="gemm_a")
+        if bad:
+            if not python:
+                b.cpu_op("aten::copy_", t0 + 60, 500)
+            launch(b, t0 + 560, t0 + 570, 330, kernel="gemm_b")
+        else:
+            launch(b, t0 + 20, t0 + 200, 330, kernel="gemm_b")
+    return b

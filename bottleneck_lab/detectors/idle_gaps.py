@@ -16,7 +16,9 @@ from dataclasses import dataclass
 
 from .. import facts
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
 from ._common import idle_finding
+from ._examples import launch, steps
 
 CODE = "gpu-idle"
 KIND = "gpu_idle"
@@ -42,3 +44,17 @@ def detect(frame: TraceFrame, cfg: Config):
         cfg.min_share_pct,
         extra={"idle_us_by_cause": by_cause},
     )
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the next kernel was queued long before, yet started late
+
+
+def example(bad: bool, **builder_kw) -> TraceBuilder:
+    """k1 runs 10-300; k2 is launched at ~12 (queued behind k1) but starts at 600 when bad
+    (a 300 µs gap with the queue full), at 300 when good."""
+    b = TraceBuilder(**builder_kw)
+    for t0 in steps(b, cpu_us=30):
+        launch(b, t0, t0 + 10, 290, kernel="gemm_a")
+        launch(b, t0 + 10, t0 + (600 if bad else 300), 300, kernel="gemm_b")
+    return b

@@ -22,7 +22,9 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence
+from ._examples import FULL_GRID, TINY_KERNELS, TINY_PERIOD_US, launch, steps, tiny_kernels
 
 CODE = "launch-overhead"
 KIND = "launch_overhead"
@@ -161,3 +163,26 @@ def detect(frame: TraceFrame, cfg: Config):
         f"{len(k) / n_steps:.0f} kernels per step"
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# hundreds of tiny kernels, each launched after the last ended
+
+
+OPTIMIZER_STEP = "Optimizer.step#AdamW.step"
+
+
+def example(bad: bool, optimizer: bool = False) -> TraceBuilder:
+    """Bad: 90 tiny full-grid kernels per step launched back to back (GPU busy 20%), inside an
+    `Optimizer.step#AdamW.step` range when optimizer=True (a for-loop optimizer). Good: the host
+    launches as many in 90 µs and each kernel runs 10 µs, queued back to back."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=TINY_KERNELS * TINY_PERIOD_US if bad else 100):
+        if bad:
+            if optimizer:
+                b.annotation(OPTIMIZER_STEP, t0 + 1, TINY_KERNELS * TINY_PERIOD_US + 5)
+            tiny_kernels(b, t0, FULL_GRID)
+        else:
+            for i in range(TINY_KERNELS):
+                launch(b, t0 + i, t0 + 10 + i * 10, 10, name="aten::add", op_us=1)
+    return b

@@ -21,7 +21,9 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, when
+from ._examples import launch, steps
 
 CODE = "memcpy"
 KIND = "memcpy"
@@ -123,3 +125,27 @@ def detect(frame: TraceFrame, cfg: Config):
         )
         lost, share = exposed_per_step, exposed_share
     return [Finding(CODE, KIND, severity, title, lost, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# batches copied from pageable host memory
+
+
+def example(bad: bool) -> TraceBuilder:
+    """Each step copies a batch HtoD, then runs a 300 µs kernel. Bad: a 400 µs copy from pageable
+    memory (2 MiB, ~5 GB/s). Good: a 5 µs copy from pinned memory (128 KiB, ~26 GB/s)."""
+    b = TraceBuilder()
+    copy_us = 400.0 if bad else 5.0
+    for t0 in steps(b, cpu_us=30):
+        ext = b.cpu_op("aten::copy_", t0 + 1, 10)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 2, 6, external_id=ext)
+        b.memcpy(
+            t0 + 5,
+            copy_us,
+            correlation=corr,
+            external_id=ext,
+            src="Pageable" if bad else "Pinned",
+            nbytes=(2 << 20) if bad else (128 << 10),
+        )
+        launch(b, t0 + 12, t0 + 6 + copy_us, 300, kernel="gemm_a")
+    return b

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from .. import memory
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
+from ..trace.synth_memory import MemTrace
 from ._common import when
 from ._memory import capacity_pct, human, peak_evidence
 
@@ -153,3 +155,22 @@ def detect(frame: TraceFrame, cfg: Config):
             " ".join(fixes),
         )
     ]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the peak is within 5% of the device's memory
+
+
+def example(bad: bool) -> TraceBuilder:
+    """A training loop with [memory] events (trace/synth_memory.py): 6 layers of 100 MiB
+    activations over 200 MiB of state peak at 810 MiB. Bad: on a device with 850 MiB (95% used,
+    820 MiB reserved). Good: on the default 80 GB device, 1 GiB reserved."""
+    if bad:
+        return MemTrace(
+            layers=6,
+            act_bytes=100 << 20,
+            baseline_bytes=200 << 20,
+            capacity_bytes=850 << 20,
+            reserved_bytes=820 << 20,
+        ).b
+    return MemTrace(reserved_bytes=1 << 30).b

@@ -23,7 +23,9 @@ from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..efficiency import compute_ops, device_peak, kernel_flops, memory_bound_kernels
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, when
+from ._examples import BF16, BF16_GEMM, STEPS, launch, mm_args
 
 CODE = "precision"
 KIND = "precision"
@@ -194,3 +196,36 @@ def detect(frame: TraceFrame, cfg: Config):
             "torch.amp.GradScaler to run matmuls on tensor cores."
         )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# a large FP32 matmul on SIMT cores
+
+
+GEMM_N = 4096  # 2 * 4096**3 = 137 GFLOP: ~440 µs at the A100's 312 TFLOP/s dense BF16 peak
+FP32_SIMT_GEMM = "ampere_sgemm_128x64_nn"
+TF32_GEMM = "ampere_tf32_s1688gemm_tf32_128x128_nn"
+
+
+def example(bad: bool, kernel: str = FP32_SIMT_GEMM, kernel_us: float = 7000.0) -> TraceBuilder:
+    """One 4096^3 aten::mm per step (8000 µs apart). Bad: Input type float, `kernel` for
+    kernel_us (7000 µs of ampere_sgemm is 19.6 TFLOP/s, the FP32 SIMT rate). Good: c10::BFloat16
+    with an sm80_xmma_gemm_bf16bf16 kernel for 500 µs. The host then waits for the GPU in a
+    cudaStreamSynchronize (a loss.item()), so the GPU, not the host, sets the step's length."""
+    b = TraceBuilder()
+    kernel, dur, dtype = (kernel, kernel_us, "float") if bad else (BF16_GEMM, 500.0, BF16)
+    for i in range(STEPS):
+        t0 = i * 8000.0
+        b.step(i + 1, t0, 30)
+        launch(
+            b,
+            t0,
+            t0 + 10,
+            dur,
+            name="aten::mm",
+            kernel=kernel,
+            grid=(32, 32, 1),
+            op_args=mm_args(GEMM_N, dtype, GEMM_N, GEMM_N),
+        )
+        b.runtime("cudaStreamSynchronize", t0 + 12, dur)
+    return b

@@ -21,7 +21,9 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
+from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence, when
+from ._examples import launch, steps
 
 CODE = "recompilation"
 KIND = "host_bound"
@@ -89,3 +91,24 @@ def detect(frame: TraceFrame, cfg: Config):
         "TORCH_LOGS=recompiles names the guard that failed."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the GPU waits while torch.compile compiles again inside the step
+
+
+def example(bad: bool) -> TraceBuilder:
+    """k1 runs 10-200. When bad, the host then recompiles (`entire_frame_compile` 60-560, in a
+    `Torch-Compiled Region: 0/1`, the frame's second compile) and only then launches k2 (~570):
+    the GPU idles 200-570 waiting for the compiler. When good, nothing compiles and k2 is
+    queued at ~22 behind k1."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=600 if bad else 30):
+        launch(b, t0, t0 + 10, 190, kernel="gemm_a")
+        if bad:
+            b.cpu_op("Torch-Compiled Region: 0/1", t0 + 55, 520)
+            b.cpu_op("entire_frame_compile", t0 + 60, 500)
+            launch(b, t0 + 560, t0 + 570, 330, kernel="gemm_b")
+        else:
+            launch(b, t0 + 20, t0 + 200, 330, kernel="gemm_b")
+    return b

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from .. import memory
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
+from ..trace.synth_memory import MemTrace
 from ._common import cost
 from ._memory import capacity_pct, gib, human
 
@@ -129,3 +131,15 @@ def detect(frame: TraceFrame, cfg: Config):
             )
         )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# activation checkpointing re-runs each layer's forward inside backward
+
+
+def example(bad: bool) -> TraceBuilder:
+    """A training loop with [memory] events (trace/synth_memory.py), 6 layers of 100 MiB
+    activations. Bad: checkpointed, each backward node first re-runs its layer's forward
+    (aten::linear with a Sequence number inside the node), allocating the activation again.
+    Good: the same model without checkpointing."""
+    return MemTrace(layers=6, act_bytes=100 << 20, checkpoint=bad).b

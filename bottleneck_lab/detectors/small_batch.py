@@ -19,9 +19,22 @@ import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
-from ..efficiency import kernel_flops, median_fill, work_fill
+from ..efficiency import kernel_flops
+from ..op_flops import median_fill, work_fill
 from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence
+from ._examples import (
+    BF16,
+    BF16_GEMM,
+    SMALL_GRID,
+    TINY_KERNELS,
+    TINY_PERIOD_US,
+    launch,
+    mm_args,
+    steps,
+    tiny_kernels,
+)
 
 CODE = "small-batch"
 KIND = "small_batch"
@@ -117,3 +130,29 @@ def detect(frame: TraceFrame, cfg: Config):
         "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s."
     )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# tiny matmuls whose kernels use 8 of 108 SMs, launched back to back
+
+
+def example(bad: bool) -> TraceBuilder:
+    """Bad: 16-row BF16 matmuls (aten::mm [[16, 1024], [1024, 1024]]) whose kernels use 8 of 108
+    SMs, launched back to back as in launch_overhead. Good: 4096-row matmuls with full grids,
+    queued back to back."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=TINY_KERNELS * TINY_PERIOD_US if bad else 100):
+        if bad:
+            tiny_kernels(b, t0, SMALL_GRID, op_args=mm_args(16, BF16), name="aten::mm")
+        else:
+            for i in range(8):
+                launch(
+                    b,
+                    t0 + i * 10,
+                    t0 + 10 + i * 100,
+                    100,
+                    name="aten::mm",
+                    kernel=BF16_GEMM,
+                    op_args=mm_args(4096, BF16),
+                )
+    return b

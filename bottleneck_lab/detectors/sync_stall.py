@@ -19,7 +19,9 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
+from ..trace.synth import AUTO, TraceBuilder
 from ._common import cost, gap_evidence, when
+from ._examples import SYNC_NAME, launch, steps
 
 CODE = "sync-stall"
 KIND = "sync_stall"
@@ -112,3 +114,39 @@ def detect(frame: TraceFrame, cfg: Config):
         "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# .item() blocks in cudaStreamSynchronize until the GPU drains
+
+
+def example(
+    bad: bool,
+    call: str = SYNC_NAME,
+    ops: tuple[str, ...] = ("aten::item", "aten::_local_scalar_dense"),
+) -> TraceBuilder:
+    """k1 runs 10-400. When bad, the host blocks in `call` (20-402) inside `ops` (outermost first;
+    `.item()` by default) until k1 ends; it then uses the value for 300 µs and launches k2 at
+    ~712: the GPU idles 400-720. A blocking `cudaMemcpy` also copies 4 bytes DtoH at 400-401.
+    When good, k2 is queued at ~22 and nothing syncs."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=720 if bad else 30):
+        launch(b, t0, t0 + 10, 390, kernel="gemm_a")
+        if bad:
+            for depth, op in enumerate(ops):
+                b.cpu_op(op, t0 + 15 + depth, 390 - 2 * depth)
+            corr = b.runtime(call, t0 + 20, 382, correlation=None if call != "cudaMemcpy" else AUTO)
+            if call == "cudaMemcpy":
+                b.memcpy(
+                    t0 + 400,
+                    1,
+                    correlation=corr,
+                    direction="DtoH",
+                    src="Device",
+                    dst="Pageable",
+                    nbytes=4,
+                )
+            launch(b, t0 + 710, t0 + 720, 200, kernel="gemm_b")
+        else:
+            launch(b, t0 + 20, t0 + 400, 200, kernel="gemm_b")
+    return b

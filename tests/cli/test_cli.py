@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tracegen import TraceBuilder, training_trace
 
 from bottleneck_lab import __version__
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
+from bottleneck_lab.trace.synth import TraceBuilder, training_trace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -189,7 +189,7 @@ def test_external_trace_json_has_the_contract_keys(external_trace_dir, tmp_path,
 
 NO_TORCH = """
 import sys
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.report import render
 from bottleneck_lab.trace import load_trace
@@ -211,7 +211,7 @@ def test_analysing_a_trace_does_not_import_torch(trace_file, tmp_path):
 
 def test_help_works_and_stays_light():
     code = (
-        "import sys\nfrom bottleneck_lab.cli import main\ntry:\n    main(['--help'])\n"
+        "import sys\nfrom bottleneck_lab.commands.cli import main\ntry:\n    main(['--help'])\n"
         "except SystemExit as e:\n    assert e.code == 0\n"
         "print('heavy:', sorted(m for m in ('pandas', 'numpy', 'torch') if m in sys.modules))"
     )

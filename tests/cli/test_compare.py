@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 

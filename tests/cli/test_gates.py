@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tracegen import TraceBuilder
 
-from bottleneck_lab.cli import EXIT_GATE, main
+from bottleneck_lab.commands.cli import EXIT_GATE, main
+from bottleneck_lab.trace.synth import TraceBuilder
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 

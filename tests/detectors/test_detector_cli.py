@@ -66,7 +66,10 @@ def test_bad_set_is_exit_2_with_one_line(gpu_idle_trace, setting, says):
 def test_explain_prints_the_detectors_docstring():
     r = cli("explain", "sync-stall")
     assert r.returncode == 0
-    assert r.stdout == f"sync-stall (sync_stall)\n\n{REGISTRY['sync-stall'].doc}\n"
+    # the docstring, then the detector's positive example (tests/detectors/test_examples.py)
+    assert r.stdout.startswith(
+        f"sync-stall (sync_stall)\n\n{REGISTRY['sync-stall'].doc}\n\nExample: example(bad=True)"
+    )
     assert r.stdout.count("Symptom:") == 1 and "cudaStreamSynchronize" in r.stdout
 
 
@@ -85,7 +88,7 @@ def test_list_detectors_lists_every_code_with_its_kind():
 
 def test_analyzing_does_not_import_torch(gpu_idle_trace):
     code = (
-        "import sys; from bottleneck_lab.cli import main; "
+        "import sys; from bottleneck_lab.commands.cli import main; "
         f"rc = main(['analyze', {str(gpu_idle_trace)!r}, '-o', '/dev/null']); "
         "assert rc == 0 and 'torch' not in sys.modules, sorted(m for m in sys.modules if 'torch' in m)"
     )

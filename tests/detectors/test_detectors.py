@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 import scenarios as sc
 from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
-from tracegen import TraceBuilder, load
 
 from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors import REGISTRY
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
+from bottleneck_lab.trace.synth import TraceBuilder, load
 
 
 def bad_finding(code: str):

@@ -20,7 +20,6 @@ from checks import (
     idle_per_step,
 )
 from scenarios import SCENARIOS, diagnose_trace, finding
-from tracegen import load
 
 import bottleneck_lab.detectors as detectors
 from bottleneck_lab import diagnosis as dg
@@ -35,6 +34,7 @@ from bottleneck_lab.detectors import (
 )
 from bottleneck_lab.diagnosis import Finding, rank_findings, severity_for_share
 from bottleneck_lab.report import render
+from bottleneck_lab.trace.synth import load
 
 # --- registry -----------------------------------------------------------------------------------
 
@@ -59,12 +59,16 @@ def fake_detector(name: str = "fake", **attrs) -> ModuleType:
     def detect(frame, cfg):
         return []
 
+    def example(bad):
+        """Idle GPU when bad, busy when not."""
+
     mod.__dict__.update(
         CODE=name,
         KIND="gpu_idle",
         REQUIRES={"kernels", "steps"},
         Config=FrozenConfig,
         detect=detect,
+        example=example,
     )
     for key, value in attrs.items():
         if value is MISSING:
@@ -99,6 +103,9 @@ def test_check_accepts_a_well_formed_detector():
         ({"REQUIRES": {"kernels", "gpus"}}, r"unknown prerequisites \['gpus'\]"),
         ({"CODE": MISSING}, "missing CODE"),
         ({"detect": MISSING}, "missing detect"),
+        ({"example": MISSING}, "missing example"),
+        ({"example": lambda: None}, "example must take bad first"),
+        ({"example": lambda bad: None}, "example needs a docstring"),
     ],
     ids=[
         "no-doc",
@@ -112,6 +119,9 @@ def test_check_accepts_a_well_formed_detector():
         "unknown-prerequisite",
         "no-code",
         "no-detect",
+        "no-example",
+        "example-without-bad",
+        "example-without-doc",
     ],
 )
 def test_check_rejects(attrs, says):
@@ -380,9 +390,9 @@ def test_idle_opening_the_window_before_a_kernel_queued_earlier_is_unrecorded_wo
     window opened (the profiler did not record what the GPU ran before it), so the gap in front
     of it is not idle anyone caused; the same gap in a later step, launched late, is."""
     from scenarios import launch
-    from tracegen import TraceBuilder
 
     from bottleneck_lab import facts
+    from bottleneck_lab.trace.synth import TraceBuilder
 
     b = TraceBuilder()
     b.step(1, 0.0, 1000)

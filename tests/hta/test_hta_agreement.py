@@ -38,9 +38,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXTERNAL_TRACES, REPO, external_trace_paths
-from tracegen import TraceBuilder, training_trace
 
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.hta_bridge import (
     LABEL,
     busy_like_hta,
@@ -49,6 +48,7 @@ from bottleneck_lab.hta_bridge import (
     render_hta_text,
 )
 from bottleneck_lab.trace import TraceFrame, intervals, load_trace
+from bottleneck_lab.trace.synth import TraceBuilder, training_trace
 
 TOLERANCE_PCT = 2.0
 SLOW = ("v100_ddp2_sgd_profile_memory",)  # 54 MB raw: HTA and our loader take ~5 s on it

@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from memtrace import BACKWARD, MemTrace
-from tracegen import TraceBuilder, load
 
 from bottleneck_lab import memory
 from bottleneck_lab.diagnosis import Finding
+from bottleneck_lab.trace.synth import TraceBuilder, load
+from bottleneck_lab.trace.synth_memory import BACKWARD, MemTrace
 
 MiB = 1 << 20
 

@@ -1,10 +1,10 @@
 """Each memory detector on hand-written traces: a positive and a negative case."""
 
 import pytest
-from memtrace import MemTrace
-from tracegen import load
 
 from bottleneck_lab.detectors import activation_memory, memory_capacity, recompute
+from bottleneck_lab.trace.synth import load
+from bottleneck_lab.trace.synth_memory import MemTrace
 
 MiB, GiB = 1 << 20, 1 << 30
 

@@ -1,8 +1,9 @@
 """The PNG of the memory curve: written for a trace with [memory] events, skipped without."""
 
 import pytest
-from memtrace import MemTrace
-from tracegen import load
+
+from bottleneck_lab.trace.synth import load
+from bottleneck_lab.trace.synth_memory import MemTrace
 
 pytest.importorskip("matplotlib")
 

@@ -14,13 +14,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from tracegen import training_trace, write_text
 
 import bottleneck_lab
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.report.annotate import FINDING_TID0, PID, TID_GAPS
 from bottleneck_lab.report.format import OWNER_LABELS
 from bottleneck_lab.trace import load_frame
+from bottleneck_lab.trace.synth import training_trace, write_text
 
 TRACES = Path(__file__).resolve().parents[2] / "traces" / "h100"
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tracegen import training_trace
 
 import bottleneck_lab
 from bottleneck_lab import TraceError
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.diagnosis import Diagnosis
+from bottleneck_lab.trace.synth import training_trace
 
 REPO = Path(__file__).resolve().parents[2]
 LOADER_BAD = REPO / "traces" / "h100" / "dataloader" / "bad.json.gz"  # diagnosed data-loading, high

@@ -15,10 +15,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "detectors"))  # the detector scenarios
 import scenarios as sc  # noqa: E402
-from tracegen import TraceBuilder  # noqa: E402
 
-from bottleneck_lab.cli import main  # noqa: E402
+from bottleneck_lab.commands.cli import main  # noqa: E402
 from bottleneck_lab.report import render  # noqa: E402
+from bottleneck_lab.trace.synth import TraceBuilder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 TRACES = REPO / "traces" / "h100"

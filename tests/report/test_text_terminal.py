@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bottleneck_lab.cli import main
+from bottleneck_lab.commands.cli import main
 from bottleneck_lab.report.format import short_kernel
 from bottleneck_lab.report.progress import progress
 

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from tracegen import TraceBuilder, load, training_trace, write_text
 
 from bottleneck_lab.trace import load_frame, load_trace
+from bottleneck_lab.trace.synth import TraceBuilder, load, training_trace, write_text
 
 TABLES = ("gpu_ops", "runtime", "cpu_ops", "annotations", "memory", "steps")
 
@@ -186,9 +186,8 @@ def test_bare_array_of_events_is_read_as_a_trace(tmp_path):
     PyTorch profiler write it): read it like traceEvents."""
     import json
 
-    from tracegen import training_trace
-
     from bottleneck_lab.trace import load_frame
+    from bottleneck_lab.trace.synth import training_trace
 
     trace = training_trace(steps=2).to_dict()
     path = tmp_path / "array.json"

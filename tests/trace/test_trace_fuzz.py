@@ -15,9 +15,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tracegen import CATEGORIES, training_trace
 
 from bottleneck_lab.trace import TraceError, TraceFrame, load_trace
+from bottleneck_lab.trace.synth import CATEGORIES, training_trace
 
 _HUNT = int(os.environ.get("BOTTLENECK_LAB_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(

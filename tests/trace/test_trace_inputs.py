@@ -7,10 +7,10 @@ import json
 import re
 
 import pytest
-from tracegen import training_trace, write_text
 
 from bottleneck_lab import TraceError as TopLevelTraceError
 from bottleneck_lab.trace import TraceError, load_frame, load_trace
+from bottleneck_lab.trace.synth import training_trace, write_text
 
 
 def rank_dir(tmp_path):

@@ -4,7 +4,8 @@ tables built from less common traces (ROCm, CPU-only, no steps, no device proper
 from __future__ import annotations
 
 import pytest
-from tracegen import (
+
+from bottleneck_lab.trace.synth import (
     COPY_LAUNCH,
     DATALOADER_NEXT,
     KERNEL_LAUNCHES,

@@ -43,10 +43,6 @@ SAVING_OFF = {
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
     "batch_size": "FP32 GEMMs of 16 rows are bound by reading the weights, a cost per step that a "
     "bigger batch shares; the tile-fill model sees only 40% of the 97% saved per sample",
-    "efficientnet_precision": "holdout: BF16 + channels_last saved 53.6% of an FP32 EfficientNet-B0 "
-    "step; precision predicts 23%. Host work is taken as the step less recognised blocking calls, "
-    "which on this GPU-bound run overstates it (the CPU span of steps 2-3 is 28 and 22 ms of a "
-    "68 ms step), so the two-resource bound caps the GPU saving",
 }
 
 

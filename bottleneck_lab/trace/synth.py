@@ -1,4 +1,4 @@
-"""Tiny, valid Kineto-like traces for tests, written as Python dicts.
+"""Tiny, valid Kineto-like traces written as Python dicts: for tests and detector examples.
 
 A `TraceBuilder` collects events with times in microseconds and writes them the way the PyTorch
 profiler does: complete ("X") events with `cat`/`name`/`pid`/`tid`/`ts`/`dur`/`args`, flow

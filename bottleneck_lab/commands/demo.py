@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import demos
+from .. import demos
+from . import UsageError
 
 
 def _cuda_available() -> bool:
@@ -131,7 +132,7 @@ def side_by_side(
             "for the GPU runs)"
         ]
 
-    from .compare import serious_findings
+    from ..compare import serious_findings
 
     sb, sf = serious_findings(diags["bad"]), serious_findings(diags["fixed"])
     out += ["", "  findings (medium/high) in bad:" + ("" if sb else " none")]
@@ -144,8 +145,6 @@ def side_by_side(
 
 
 def run_demo_command(args) -> int:
-    from .cli import UsageError
-
     if args.list or not args.name:
         if not args.list:
             raise UsageError("demo: give a demo NAME (see `bottleneck-lab demo --list`)")
@@ -167,8 +166,8 @@ def run_demo_command(args) -> int:
     )
     sys.stderr.write(f"demo {args.name} on {device}; traces in {out}\n")
 
-    from .analyze import diagnose
-    from .trace import load_trace
+    from ..analyze import diagnose
+    from ..trace import load_trace
 
     metas, diags = {}, {}
     for variant in demos.VARIANTS:

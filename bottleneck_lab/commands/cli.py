@@ -10,6 +10,8 @@ import argparse
 import os
 import sys
 
+from . import UsageError
+
 EXAMPLES = """examples:
   bottleneck-lab analyze trace.json.gz                 diagnosis as text
   bottleneck-lab analyze traces/ --format json -o d.json   a directory of per-rank traces
@@ -34,10 +36,6 @@ EXIT_OK, EXIT_BUG, EXIT_USAGE, EXIT_GATE = 0, 1, 2, 3
 GATE_SEVERITIES = ("low", "medium", "high")
 
 
-class UsageError(Exception):
-    """Bad arguments or input: one line on stderr, exit 2."""
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line on stderr (with where to get help), exit 2."""
 
@@ -46,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     p = _Parser(
         prog="bottleneck-lab",
@@ -186,7 +184,7 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> int:
-    from .detectors import REGISTRY
+    from ..detectors import REGISTRY
 
     if args.list_detectors:
         w = max(len(c) for c in REGISTRY)
@@ -198,9 +196,9 @@ def _analyze(args: argparse.Namespace) -> int:
     if not args.path:
         raise UsageError("analyze: give a trace PATH (or --list-detectors)")
 
-    from .analyze import load_and_diagnose, normalize_overrides
-    from .report import render
-    from .report.progress import progress
+    from ..analyze import load_and_diagnose, normalize_overrides
+    from ..report import render
+    from ..report.progress import progress
 
     try:
         overrides = normalize_overrides(args.set)
@@ -208,7 +206,7 @@ def _analyze(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     peaks_file = args.peaks_file
     if peaks_file == "":
-        from .measure_peak import DEFAULT_PATH
+        from ..flops.measured import DEFAULT_PATH
 
         peaks_file = str(DEFAULT_PATH)
     if peaks_file is not None and not os.path.isfile(peaks_file):
@@ -242,7 +240,7 @@ def _analyze(args: argparse.Namespace) -> int:
                 args.output,
             )
     if args.memory_plot:
-        from .report.memory_plot import plot_memory
+        from ..report.memory_plot import plot_memory
 
         frame = max(frames, key=lambda f: len(f.memory))
         try:
@@ -273,9 +271,9 @@ def _analyze(args: argparse.Namespace) -> int:
 def _annotate(frames, diagnosis, out: str) -> None:
     """The analysed rank's trace file (the slowest, which the summary describes) plus the
     diagnosis as events."""
-    from .report.annotate import annotation_events
-    from .trace import TraceError
-    from .trace.write import write_with_events
+    from ..report.annotate import annotation_events
+    from ..trace import TraceError
+    from ..trace.write import write_with_events
 
     rank = diagnosis.summary.extra.get("summary_rank")
     source = next((f.path for f in frames if rank is None or f.rank == rank), frames[0].path)
@@ -296,7 +294,7 @@ def _color(output: str | None) -> bool:
 
 def _guarded(path: str, run):
     """Run a load: a bad trace or option is a UsageError (one line, exit 2)."""
-    from .trace import TraceError
+    from ..trace import TraceError
 
     try:
         return run()
@@ -307,17 +305,22 @@ def _guarded(path: str, run):
 
 
 def _explain(args: argparse.Namespace) -> int:
-    from .detectors import REGISTRY
+    from ..analyze import diagnose
+    from ..detectors import REGISTRY
+    from ..report.explain import render_explanation
+    from ..trace.synth import load
 
     det = REGISTRY.get(args.code)
     if det is None:
         raise UsageError(f"explain: unknown detector {args.code!r}; known: {', '.join(REGISTRY)}")
-    sys.stdout.write(f"{det.code} ({det.kind})\n\n{det.doc}\n")
+    frame = load(det.example(True))  # the detector's own positive and negative examples
+    negative = diagnose([load(det.example(False))])
+    sys.stdout.write(render_explanation(det, frame, diagnose([frame]), negative))
     return 0
 
 
 def _load(path: str):
-    from .trace import TraceError, load_trace
+    from ..trace import TraceError, load_trace
 
     try:
         return load_trace(path)
@@ -326,9 +329,9 @@ def _load(path: str):
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .analyze import diagnose
-    from .compare import compare
-    from .report.progress import progress
+    from ..analyze import diagnose
+    from ..compare import compare
+    from ..report.progress import progress
 
     if args.fail_if_slower is not None and args.fail_if_slower < 0:
         raise UsageError("--fail-if-slower must be a percentage >= 0")
@@ -340,15 +343,15 @@ def _compare(args: argparse.Namespace) -> int:
                 sides.append((frames, diagnose(frames, path=path)))
         result = compare(*sides)
     if args.format == "json":
-        from .report.json_report import render_plain
+        from ..report.json_report import render_plain
 
         text = render_plain(result.to_dict())
     elif args.format == "html":
-        from .report.html import render_comparison_html
+        from ..report.html import render_comparison_html
 
         text = render_comparison_html(result, sides[0][1], sides[1][1])
     else:
-        from .report.compare_text import render_comparison
+        from ..report.compare_text import render_comparison
 
         text = render_comparison(result)
     _write(text, args.output)
@@ -372,13 +375,13 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _peak(args: argparse.Namespace) -> int:
-    from .measure_peak import run_peak_command
+    from .peak import run_peak_command
 
     return run_peak_command(args)
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo_cli import run_demo_command
+    from .demo import run_demo_command
 
     return run_demo_command(args)
 

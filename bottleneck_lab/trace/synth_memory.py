@@ -1,4 +1,4 @@
-"""Tiny training traces with [memory] events, built on tracegen.TraceBuilder.
+"""Tiny training traces with [memory] events, built on synth.TraceBuilder.
 
 Each step, on a GPU (device 0) with a forward thread and a backward thread as PyTorch runs them:
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracegen import TraceBuilder, device_properties
+from .synth import TraceBuilder, device_properties
 
 MAIN, BACKWARD = 100, 101
 STEP_US = 10_000.0

@@ -1,0 +1,189 @@
+"""Activation checkpointing in one trace: the forward ops re-run inside the backward pass, their
+time, FLOPs and the memory they allocate again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..trace import TraceFrame
+from ..trace.frame import nearest_ancestor
+from .allocations import _cache, curve
+from .steps import _op_roles
+
+# Reentrant checkpointing names its autograd function; with_stack traces name the module.
+CHECKPOINT_MARKERS = ("CheckpointFunction", "torch/utils/checkpoint.py")
+
+
+@dataclass(frozen=True)
+class StepRecompute:
+    step: int
+    ops: int  # outermost recomputed forward ops
+    host_us: float  # their host time
+    gpu_us: float | None  # GPU time of the work they launched (None without GPU ops)
+    alloc_bytes: int  # bytes they allocated that outlive them: re-materialised activations
+    largest_segment_bytes: int  # the most re-materialised under one autograd node (held at once)
+
+
+@dataclass(frozen=True)
+class Recompute:
+    present: bool
+    markers: tuple[
+        str, ...
+    ]  # checkpoint names found in the trace (CheckpointFunction, checkpoint.py)
+    op_names: tuple[tuple[str, int], ...]  # most frequent recomputed ops (name, count)
+    steps: tuple[StepRecompute, ...]
+    flops_per_step: (
+        float | None
+    )  # extra FLOPs (gemm/conv/attention), None without a FLOP model or shapes
+
+    def per_step(self, attr: str) -> float | None:
+        vals = [getattr(s, attr) for s in self.steps]
+        vals = [v for v in vals if v is not None]
+        return float(np.mean(vals)) if vals else None
+
+
+def recompute_rows(frame: TraceFrame) -> np.ndarray:
+    """Mask of cpu_ops that re-run forward work inside the backward pass (with descendants)."""
+    c = _cache(frame)
+    if "recompute_rows" not in c:
+        ops = frame.cpu_ops
+        r = _op_roles(frame)
+        rerun = (
+            (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
+        )
+        # Children of a recomputed op belong to it even when they carry no Sequence number.
+        c["recompute_rows"] = (
+            nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), rerun) >= 0
+        )
+    return c["recompute_rows"]
+
+
+def recompute(frame: TraceFrame) -> Recompute:
+    """Where activation checkpointing re-ran forward ops during backward, per step."""
+    c = _cache(frame)
+    if "recompute" in c:
+        return c["recompute"]
+    ops = frame.cpu_ops
+    mark = recompute_rows(frame)
+    markers = _checkpoint_markers(frame)
+    parent = ops["parent"].to_numpy()
+    top = mark & ~((parent >= 0) & mark[np.maximum(parent, 0)])
+    rows = np.flatnonzero(top)
+    names = ops["name"].astype(object).to_numpy()
+    counts = pd.Series(names[rows]).value_counts().head(8) if len(rows) else pd.Series(dtype=int)
+    steps = []
+    n_steps = len(frame.steps)
+    ostep = ops["step"].to_numpy()
+    host = (
+        np.bincount(
+            ostep[rows][ostep[rows] >= 0],
+            weights=ops["dur"].to_numpy()[rows][ostep[rows] >= 0],
+            minlength=n_steps,
+        )
+        if len(rows)
+        else np.zeros(n_steps)
+    )
+    nops = (
+        np.bincount(ostep[rows][ostep[rows] >= 0], minlength=n_steps)
+        if len(rows)
+        else np.zeros(n_steps, int)
+    )
+    gpu = None
+    g = frame.gpu_ops
+    if len(g):
+        op = g["op"].to_numpy()
+        on = (op >= 0) & mark[np.maximum(op, 0)] & (g["step"].to_numpy() >= 0)
+        gpu = np.bincount(
+            g["step"].to_numpy()[on], weights=g["dur"].to_numpy()[on], minlength=n_steps
+        )
+    alloc, seg = _recompute_allocations(frame, rows, n_steps)
+    for i in range(n_steps):
+        if nops[i] == 0:
+            continue
+        steps.append(
+            StepRecompute(
+                int(frame.steps["step"].iloc[i]),
+                int(nops[i]),
+                round(float(host[i]), 3),
+                None if gpu is None else round(float(gpu[i]), 3),
+                int(alloc[i]),
+                int(seg[i]),
+            )
+        )
+    flops = _recompute_flops(frame, mark, n_steps) if len(rows) else None
+    out = Recompute(
+        bool(len(rows)) or bool(markers),
+        markers,
+        tuple((str(k), int(v)) for k, v in counts.items()),
+        tuple(steps),
+        flops,
+    )
+    c["recompute"] = out
+    return out
+
+
+def _checkpoint_markers(frame: TraceFrame) -> tuple[str, ...]:
+    """Names in the trace that only checkpointing writes (all tables share one name list)."""
+    found: list[str] = []
+    for table in (frame.cpu_ops, frame.python, frame.annotations):
+        if not len(table):
+            continue
+        codes = table["name"].cat.codes.to_numpy()
+        used = table["name"].cat.categories[np.unique(codes[codes >= 0])]
+        found += [str(n) for n in used if any(m in n for m in CHECKPOINT_MARKERS)]
+    return tuple(dict.fromkeys(found))[:8]
+
+
+def _recompute_allocations(
+    frame: TraceFrame, rows: np.ndarray, n_steps: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per step: bytes allocated inside recomputed ops on the analysed device that outlive the
+    op (re-materialised activations), and the most under one outermost autograd node (the part
+    alive at once even with checkpointing)."""
+    total = np.zeros(n_steps)
+    largest = np.zeros(n_steps)
+    cv = curve(frame)
+    if cv is None or not len(rows) or not len(cv):
+        return total, largest
+    ops = frame.cpu_ops
+    parent = ops["parent"].to_numpy()
+    root = nearest_ancestor(parent, rows, parent < 0)  # each row's outermost op
+    ots, oend = ops["ts"].to_numpy()[rows], ops["end"].to_numpy()[rows]
+    opid, otid = ops["pid"].to_numpy()[rows], ops["tid"].to_numpy()[rows]
+    owner = np.full(len(cv), -1)
+    for pid, tid in set(zip(opid.tolist(), otid.tolist())):
+        on = np.flatnonzero((opid == pid) & (otid == tid))
+        on = on[np.argsort(ots[on], kind="stable")]
+        ev = np.flatnonzero((cv.pid == pid) & (cv.tid == tid) & (cv.delta > 0))
+        j = np.searchsorted(ots[on], cv.ts[ev], side="right") - 1
+        hit = (j >= 0) & (cv.ts[ev] <= oend[on][np.maximum(j, 0)])
+        owner[ev[hit]] = on[j[hit]]
+    # Only what outlives the recomputed op is an activation kept for backward; the rest were
+    # temporaries the plain run would not have kept either.
+    outlives = cv.freed_at() > oend[np.maximum(owner, 0)]
+    ok = (owner >= 0) & (cv.step >= 0) & outlives
+    if not ok.any():
+        return total, largest
+    step = cv.step[ok]
+    total = np.bincount(step, weights=cv.delta[ok], minlength=n_steps)
+    by_seg = pd.Series(cv.delta[ok]).groupby([step, root[owner[ok]]]).sum()
+    best = by_seg.groupby(level=0).max()
+    largest[best.index.to_numpy()] = best.to_numpy()
+    return total, largest
+
+
+def _recompute_flops(frame: TraceFrame, mark: np.ndarray, n_steps: int) -> float | None:
+    """Extra FLOPs per step (gemm, conv, attention) of the recomputed ops, from the FLOP model
+    when it is there and the trace recorded shapes."""
+    try:
+        from ..op_flops import compute_ops
+    except ImportError:
+        return None
+    ops = compute_ops(frame)
+    if not len(ops):
+        return None
+    rows = ops["row"].to_numpy().astype(np.int64)
+    return float(ops["flops"].to_numpy()[mark[rows]].sum()) / max(n_steps, 1)
