@@ -37,9 +37,6 @@ WRONG_TOP = {
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {}
 SAVING_OFF = {
-    "resnet18_small_batch": "small_batch predicts 72.6% of the 88.4% a 32x batch saves per "
-    "sample: it counts the host idle and unused SM time a bigger batch spreads, not the "
-    "optimizer's per-step launches it also spreads (those stay launch-overhead's)",
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
     "batch_size": "FP32 GEMMs of 16 rows are bound by reading the weights, a cost per step that a "
     "bigger batch shares; the tile-fill model sees only 40% of the 97% saved per sample",

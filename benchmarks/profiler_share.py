@@ -1,0 +1,64 @@
+"""The profiler's share of host time per op, from the shipped traces and their sidecars.
+
+    python benchmarks/profiler_share.py
+
+For every captured run whose profiled median step is at least 10% longer than its synchronised
+step outside the profiler (the profiler visibly slowed the host), the share is
+
+    (profiled step - synchronised step) / host working time per step in the trace
+
+where the host's working time is its ProfilerStep span less time blocked on the GPU or the
+DataLoader (bottleneck_lab.facts). facts.PROFILER_SHARE_OF_HOST_OP is the median of these, and
+PROFILER_SHARE_OF_HOST_OP_LOW the lowest of the runs the profiler slowed by 30% or more. The
+holdout scenarios (benchmarks/zoo/labels.py) are left out: they calibrate nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks" / "zoo")]
+
+import labels  # noqa: E402
+
+from bottleneck_lab import facts  # noqa: E402
+from bottleneck_lab.trace.load import load_trace  # noqa: E402
+
+
+def main() -> int:
+    rows = []
+    holdout = {s.name for s in labels.HOLDOUT}
+    for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
+        if path.parent.name in holdout:
+            continue
+        meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
+        if not meta.exists():
+            continue
+        sync = json.loads(meta.read_text())["step_time_ms"]["median"] * 1e3
+        frame = load_trace(path)[0]
+        n = max(len(frame.steps), 1)
+        profiled = float(np.median(frame.steps["dur"])) if len(frame.steps) else 0.0
+        if profiled < 1.1 * sync:
+            continue
+        working = (facts._host_span_us(frame) - facts._host_blocked_us(frame)) / n
+        if working > 0:
+            rows.append((str(path.relative_to(ROOT)), profiled / sync, (profiled - sync) / working))
+    print(f"{'trace':<52}{'profiled/sync':>14}{'share':>8}")
+    for name, slow, share in rows:
+        print(f"{name:<52}{slow:>14.2f}{share:>8.2f}")
+    shares = np.array([r[2] for r in rows])
+    slowed = np.array([r[2] for r in rows if r[1] >= 1.3])
+    print(
+        f"\n{len(rows)} runs: median share {np.median(shares):.2f}; "
+        f"lowest where the profiler slowed the step >= 30%: {slowed.min():.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
