@@ -40,6 +40,17 @@ TENSOR_CORE_KERNEL = re.compile(
 )
 # cuDNN's layout conversions around convolutions of NCHW tensors: channels_last removes them.
 LAYOUT_KERNEL = re.compile(r"nchwToNhwc|nhwcToNchw", re.IGNORECASE)
+# Ops that CUDA autocast runs in float32 (PyTorch's AMP op reference, "CUDA Ops that can
+# autocast to float32"), as aten names, forward and backward.
+AUTOCAST_FP32 = re.compile(
+    r"^aten::(_?(native_)?(layer_norm|group_norm|softmax|log_softmax)|pow|sum|prod|cumsum|cumprod"
+    r"|exp|expm1|log|log2|log10|log1p|reciprocal|rsqrt|acos|asin|cosh|sinh|tan|erfinv|softplus"
+    r"|norm|linalg_vector_norm|renorm|logsumexp|dist|cdist|pdist|cosine_similarity|mse_loss"
+    r"|l1_loss|smooth_l1_loss|huber_loss|nll_loss|nll_loss2d|nll_loss_nd|kl_div|cross_entropy_loss"
+    r"|binary_cross_entropy_with_logits|poisson_nll_loss|margin_ranking_loss|soft_margin_loss"
+    r"|multilabel_margin_loss|multi_margin_loss|hinge_embedding_loss|triplet_margin_loss)"
+    r"(_backward|_backward_data)?$"
+)
 HALF = ("bf16", "fp16")
 FP32 = ("fp32", "tf32")
 
@@ -139,7 +150,10 @@ def detect(frame: TraceFrame, cfg: Config):
     saved = np.where(layout, dur, saved)
     mb = memory_bound_kernels(frame)
     mb = mb.loc[mb["dtype"].isin(FP32) & (mb["device"] == facts.main_device(frame))]
-    mb_saved = 0.5 * float(mb["dur"].sum())
+    # ops autocast runs in FP32 whatever their input (norms, softmax, pow, sums, losses) keep
+    # their bytes, and pay a cast besides: they save nothing
+    stays = name_mask(frame.cpu_ops["name"], AUTOCAST_FP32)[mb["owner"].to_numpy()]
+    mb_saved = 0.5 * float(mb.loc[~stays, "dur"].sum())
     n_steps = max(len(frame.steps), 1)
     gpu_saved = (float(saved.sum()) + mb_saved) / n_steps
     # GPU time saved shortens the step only where the GPU, not the host, sets its length
