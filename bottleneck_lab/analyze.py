@@ -15,7 +15,15 @@ from . import facts
 from .demos import sidecar_path
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
-from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
+from .efficiency import (
+    Efficiency,
+    PeakChoice,
+    device_peak,
+    efficiency,
+    kernel_table,
+    roofline,
+    roofline_roofs,
+)
 from .memory import peak_memory_bytes
 from .trace import TraceFrame
 from .trace.frame import name_mask
@@ -82,6 +90,11 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         dev_peak = device_peak(frame, peak)
         extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
         extra["roofline"] = roofline(frame, dev_peak)
+    if dev is not None:  # what the HTML roofline draws, or why it cannot
+        extra["roofline_roofs"] = roofline_roofs(
+            device_peak(frame, peak) if eff.flops_per_step is not None else None,
+            extra.get("roofline", []),
+        )
     if dev is not None:
         top = top_kernels(
             frame,

@@ -125,6 +125,39 @@ TEMPLATE = r"""
 {{ mc.events }} [memory] events{% if mc.points | length < mc.events %}, drawn as {{ mc.points | length }} points (each bucket's lowest and highest){% endif %}.</p>
 {%- endmacro -%}
 
+{%- macro roofline_svg(rf) -%}
+<svg class="roofline" role="img" aria-label="roofline of the top ops: arithmetic intensity against achieved TFLOP/s"
+     viewBox="0 0 {{ rf.width }} {{ rf.height }}" width="100%" style="max-width: 900px"
+     xmlns="http://www.w3.org/2000/svg">
+  <rect x="{{ rf.x0 }}" y="{{ rf.y0 }}" width="{{ rf.x1 - rf.x0 }}" height="{{ rf.y1 - rf.y0 }}" fill="none" stroke="#ccc"/>
+  {%- for x, label in rf.xticks %}
+  <line x1="{{ x }}" x2="{{ x }}" y1="{{ rf.y0 }}" y2="{{ rf.y1 }}" stroke="#eee"/>
+  <text x="{{ x }}" y="{{ rf.y1 + 15 }}" text-anchor="middle">{{ label }}</text>
+  {%- endfor %}
+  {%- for y, label in rf.yticks %}
+  <line x1="{{ rf.x0 }}" x2="{{ rf.x1 }}" y1="{{ y }}" y2="{{ y }}" stroke="#eee"/>
+  <text x="{{ rf.x0 - 5 }}" y="{{ y + 4 }}" text-anchor="end">{{ label }}</text>
+  {%- endfor %}
+  <text x="{{ (rf.x0 + rf.x1) / 2 }}" y="{{ rf.y1 + 33 }}" text-anchor="middle">arithmetic intensity (FLOP per byte moved, log scale)</text>
+  <text x="14" y="{{ (rf.y0 + rf.y1) / 2 }}" text-anchor="middle" transform="rotate(-90 14 {{ (rf.y0 + rf.y1) / 2 }})">achieved TFLOP/s (log scale)</text>
+  {%- set m = rf.memory_roof %}
+  <line class="roof" x1="{{ m.x1 }}" y1="{{ m.y1 }}" x2="{{ m.x2 }}" y2="{{ m.y2 }}" stroke="#555" stroke-width="2">
+    <title>memory roof: {{ m.label }}</title></line>
+  <text x="{{ m.lx }}" y="{{ m.ly }}" fill="#555" text-anchor="middle" transform="rotate({{ m.angle }} {{ m.lx }} {{ m.ly }})">memory roof {{ m.label }}</text>
+  {%- for r in rf.compute_roofs %}
+  <line class="roof" x1="{{ r.x1 }}" y1="{{ r.y }}" x2="{{ r.x2 }}" y2="{{ r.y }}" stroke="{{ r.colour }}" stroke-width="2">
+    <title>{{ r.label }} compute roof; ridge point {{ r.ridge }} FLOP/byte</title></line>
+  <line x1="{{ r.x1 }}" x2="{{ r.x1 }}" y1="{{ r.y }}" y2="{{ rf.y1 }}" stroke="{{ r.colour }}" stroke-dasharray="3 3"/>
+  <text x="{{ r.x2 - 4 }}" y="{{ r.y - 5 }}" text-anchor="end" fill="{{ r.colour }}">{{ r.label }}</text>
+  <text x="{{ r.x1 + 3 }}" y="{{ rf.y1 - 5 }}" fill="{{ r.colour }}">ridge {{ r.ridge }}</text>
+  {%- endfor %}
+  {%- for pt in rf.points %}
+  <g class="op-point"><circle cx="{{ pt.x }}" cy="{{ pt.y }}" r="5" fill="{{ pt.colour }}" stroke="#fff"/>
+    <text x="{{ pt.lx }}" y="{{ pt.ly }}" font-weight="600">{{ pt.n }}</text><title>{{ pt.title }}</title></g>
+  {%- endfor %}
+</svg>
+{%- endmacro -%}
+
 {%- macro kernels_table(top) -%}
 <table class="kernels">
 <tr><th>kernel</th><th class="num">calls/step</th><th class="num">time/step</th><th class="num">% of kernel time</th><th>dtype</th><th class="num">TFLOP/s</th><th class="num">% of peak</th></tr>
@@ -180,6 +213,33 @@ it is attributed to (the finding that reports it). The thin bar below adds the s
 {%- if x.memory %}
 <section id="{{ prefix }}memory"><h{{ level }}>Memory</h{{ level }}>
 {{ memory_svg(x.memory) }}
+</section>
+{%- endif %}
+{%- if x.roofline %}{% set rf = x.roofline %}
+<section id="{{ prefix }}roofline"><h{{ level }}>Roofline of the top ops</h{{ level }}>
+{%- if rf.unavailable %}
+<p class="muted">No roofline: {{ rf.unavailable }}.</p>
+{%- else %}
+<p class="muted">Each numbered point is one of the ops with the most GPU time: across, the FLOPs it does per byte it
+moves; up, the FLOP rate its kernels reached. The slanted line is what {{ rf.device }}'s memory bandwidth
+({{ rf.bandwidth }}) allows at that intensity; the flat lines are the compute peaks; they meet at the ridge point.
+A point left of its ridge is memory-bound: only moving fewer bytes (fusing ops, lower precision) makes it faster.
+Right of it, it is compute-bound: faster math (BF16 tensor cores) helps. The distance below the roof is what the op leaves unused.</p>
+{{ roofline_svg(rf) }}
+<table class="roofline-ops">
+<tr><th class="num">#</th><th>op</th><th>dtype</th><th class="num">GPU time/step</th><th class="num">FLOP/byte</th><th class="num">TFLOP/s</th><th class="num">GB/s</th><th>bound</th><th class="num">% of roof</th></tr>
+{%- for r in rf.rows %}
+<tr><td class="num">{{ r.n or '' }}</td><td><code>{{ r.op }}</code></td><td>{{ r.dtype }}</td><td class="num">{{ fmt_us(r.gpu_us_per_step) }}</td>
+<td class="num">{{ num(r.flop_per_byte) }}</td><td class="num">{{ num(r.tflops) }}</td><td class="num">{{ num(r.gb_per_s) }}</td>
+<td>{{ r.bound or '-' }}</td><td class="num">{{ ('%.0f%%' % r.pct_of_roof) if r.pct_of_roof is not none else ('not drawn: ' ~ r.why) }}</td></tr>
+{%- endfor %}
+</table>
+{%- if rf.above_roof %}
+<p class="muted">Above its roof ({{ rf.above_roof | join(", ") }}): the op ran faster than its dtype's peak allows, so its
+kernels did not run (all) in that precision; for FP32 that is TF32 tensor cores the kernel names did not reveal.</p>
+{%- endif %}
+<p class="muted">Bytes are the op's modelled traffic (inputs read and outputs written once); peaks: {{ rf.source }}.</p>
+{%- endif %}
 </section>
 {%- endif %}
 {%- if x.top_kernels %}
@@ -258,6 +318,7 @@ def _environment():
             cell=_cell,
             judge=_judge,
             columns=_columns,
+            num=_num,
             colours=OWNER_COLOURS,
             labels=OWNER_LABELS,
             sev_colours=SEVERITY_COLOURS,
@@ -297,6 +358,125 @@ def _judge(row: dict) -> str:
     return "better" if (r < 1.0) == (better == "lower") else "worse"
 
 
+# Compute roofs and their points share a colour per dtype.
+DTYPE_COLOURS = {"bf16": "#2e86c1", "fp16": "#17a589", "tf32": "#8e44ad", "fp32": "#d35400"}
+
+
+def _num(v: float | None) -> str:
+    """A rate or intensity spanning decades: 3 significant digits, no exponent for the usual range."""
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
+def _roofline(rows: list[dict], roofs: dict | None) -> dict | None:
+    """Layout of the roofline SVG (log-log), from the Diagnosis' `roofline` rows and
+    `roofline_roofs`; only positions and labels are worked out here, every value is the
+    analysis'. None when the summary has no roofline facts (no GPU)."""
+    import math
+
+    if roofs is None:
+        return None
+    if roofs.get("unavailable"):
+        return {"unavailable": roofs["unavailable"]}
+    peaks, bw = roofs["compute_tflops"], roofs["mem_bw_gbps"]
+    drawn = [r for r in rows if r["tflops"] and r["flop_per_byte"] and r["roof_tflops"]]
+    ridges = list(roofs["ridge_flop_per_byte"].values())
+    ais = [r["flop_per_byte"] for r in drawn] + ridges
+    rates = [r["tflops"] for r in drawn] + list(peaks.values())
+    # Whole decades around the points and roofs, a little room on each side.
+    xlo, xhi = math.floor(math.log10(min(ais) / 2)), math.ceil(math.log10(max(ais) * 3))
+    ylo, yhi = math.floor(math.log10(min(rates) / 2)), math.ceil(math.log10(max(rates) * 2))
+    x0, x1, y0, y1 = 70.0, 880.0, 10.0, 400.0
+
+    def px(ai: float) -> float:
+        return round(x0 + (math.log10(ai) - xlo) / (xhi - xlo) * (x1 - x0), 1)
+
+    def py(tflops: float) -> float:
+        return round(y1 - (math.log10(tflops) - ylo) / (yhi - ylo) * (y1 - y0), 1)
+
+    top = max(peaks.values())
+    ridge_top = top * 1e3 / bw
+    start = max(10.0**xlo, 10.0**ylo * 1e3 / bw)  # where the slanted roof enters the plot
+    memory_roof = {
+        "x1": px(start),
+        "y1": py(start * bw / 1e3),
+        "x2": px(ridge_top),
+        "y2": py(top),
+        "label": f"{_num(bw)} GB/s",
+    }
+    # Its label sits above the line's middle, turned to follow it.
+    dx, dy = memory_roof["x2"] - memory_roof["x1"], memory_roof["y2"] - memory_roof["y1"]
+    memory_roof.update(
+        lx=round(memory_roof["x1"] + dx / 2 + 6 * dy / math.hypot(dx, dy), 1),
+        ly=round(memory_roof["y1"] + dy / 2 - 6 * dx / math.hypot(dx, dy), 1),
+        angle=round(math.degrees(math.atan2(dy, dx)), 1),
+    )
+    compute_roofs = [
+        {
+            "x1": px(roofs["ridge_flop_per_byte"][d]),
+            "x2": x1,
+            "y": py(t),
+            "colour": DTYPE_COLOURS.get(d, "#555"),
+            "label": f"{d.upper()} {t:g} TFLOP/s",
+            "ridge": _num(roofs["ridge_flop_per_byte"][d]),
+        }
+        for d, t in sorted(peaks.items(), key=lambda kv: -kv[1])
+    ]
+    points, table, taken = [], [], []
+    for r in rows:
+        row = dict(r, n=None, why=None)
+        if r in drawn:
+            row["n"] = len(points) + 1
+            x, y = px(r["flop_per_byte"]), py(r["tflops"])
+            lx, ly = x + 7, y + 4
+            while any(abs(lx - a) < 16 and abs(ly - b) < 12 for a, b in taken):
+                ly += 12  # labels of points that sit together stack downwards
+            taken.append((lx, ly))
+            points.append(
+                {
+                    "n": row["n"],
+                    "x": x,
+                    "y": y,
+                    "lx": lx,
+                    "ly": ly,
+                    "colour": DTYPE_COLOURS.get(r["dtype"], "#555"),
+                    "title": f"{row['n']}. {r['op']} ({r['dtype']}): {_num(r['flop_per_byte'])} "
+                    f"FLOP/byte, {_num(r['tflops'])} TFLOP/s, {r['pct_of_roof']:.0f}% of the "
+                    f"{_num(r['roof_tflops'])} TFLOP/s roof above it; {r['bound']}-bound; "
+                    f"{fmt_us(r['gpu_us_per_step'])} of GPU time per step",
+                }
+            )
+        else:
+            row["why"] = (
+                "no FLOPs"
+                if not r["tflops"] or not r["flop_per_byte"]
+                else "dtype not recorded"
+                if r["dtype"] == "unknown"
+                else f"no {r['dtype']} peak known"
+            )
+        table.append(row)
+    return {
+        "width": 900,
+        "height": 445,
+        "x0": x0,
+        "x1": x1,
+        "y0": y0,
+        "y1": y1,
+        "xticks": [(px(10.0**e), f"{10.0**e:g}") for e in range(xlo, xhi + 1)],
+        "yticks": [(py(10.0**e), f"{10.0**e:g}") for e in range(ylo, yhi + 1)],
+        "memory_roof": memory_roof,
+        "compute_roofs": compute_roofs,
+        "points": points,
+        "rows": table,
+        "device": roofs["device"],
+        "bandwidth": f"{_num(bw)} GB/s",
+        "source": roofs["source"],
+        "unavailable": None,
+        "above_roof": [p["n"] for p, r in zip(points, drawn) if r["pct_of_roof"] > 100],
+    }
+
+
 def _context(d: Diagnosis) -> dict[str, Any]:
     rows, tables = _summary_rows(d, verbose=False)
     x = d.summary.extra
@@ -306,6 +486,7 @@ def _context(d: Diagnosis) -> dict[str, Any]:
         "timeline": x.get("timeline"),
         "memory": x.get("memory_curve") if (x.get("memory_curve") or {}).get("points") else None,
         "top_kernels": x.get("top_kernels"),
+        "roofline": _roofline(x.get("roofline") or [], x.get("roofline_roofs")),
         "summary_rows": rows,
         "summary_tables": tables,
     }

@@ -14,7 +14,7 @@ from ..diagnosis import Diagnosis, Finding
 from .format import OWNER_LABELS, fmt_bytes, fmt_us, fmt_value, short_kernel
 
 # Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
-PLOT_DATA = ("timeline", "memory_curve")
+PLOT_DATA = ("timeline", "memory_curve", "roofline_roofs")
 # Summary facts the concise report shows in its own rows or tables.
 SHOWN_APART = (
     "idle_us_per_step_by_cause",

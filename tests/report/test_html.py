@@ -133,6 +133,35 @@ def test_html_report_of_a_real_trace_in_chromium(tmp_path):
 
 
 @needs_chromium
+def test_html_roofline_in_chromium(tmp_path):
+    # A ResNet-50 in FP32: its convolutions ran as TF32, so two compute roofs (FP32 and TF32)
+    # over one memory roof, and one numbered point per top op that has FLOPs and a roof.
+    path = REPO / "traces" / "zoo" / "resnet50_precision" / "bad.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not shipped")
+    out = tmp_path / "report.html"
+    assert main(["analyze", str(path), "--format", "html", "-o", str(out)]) == 0
+    assert_self_contained(out.read_text(encoding="utf-8"))
+    dom, log = chromium(out, tmp_path)
+    assert console_errors(log) == []
+    el = Elements(dom)
+    import bottleneck_lab
+
+    s = bottleneck_lab.analyze(str(path)).summary.extra
+    drawn = [r for r in s["roofline"] if r["roof_tflops"]]
+    assert "roofline" in el.ids and el.classes["roofline"] == 1  # the svg
+    assert el.classes["op-point"] == len(drawn) >= 5
+    assert el.classes["roof"] == 1 + len(s["roofline_roofs"]["compute_tflops"]) == 3
+    assert el.tags["circle"] >= len(drawn)
+    assert "memory-bound" in dom and "TF32 494.5 TFLOP/s" in dom
+    # every top op is in the table below the plot, drawn or not
+    assert el.tags["tr"] >= len(s["roofline"]) + 1
+    # the hover title of each point names its op and how far below the roof it is
+    first = drawn[0]
+    assert f"1. {first['op']} ({first['dtype']})" in dom and "of the" in dom
+
+
+@needs_chromium
 def test_html_comparison_in_chromium(tmp_path):
     out = tmp_path / "compare.html"
     assert (
@@ -188,6 +217,9 @@ def test_html_of_tiny_traces_in_chromium(tmp_path):
         assert {"verdict", "findings", "summary"} <= el.ids and "memory" not in el.ids
         if name == "mixed":
             assert "timeline" in el.ids and el.codes == [f.code for f in d.findings]
+            # no shapes recorded: the roofline section says why there is no plot
+            assert "roofline" in el.ids and "No roofline:" in dom and "record_shapes" in dom
+            assert "op-point" not in el.classes
         else:
             assert "timeline" not in el.ids and "no GPU activity" in dom
 
