@@ -220,15 +220,20 @@ MEMORY_CURVE_POINTS = 800
 
 def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
     """The memory curve of the analysed device for plotting: at most MEMORY_CURVE_POINTS
-    [ms from the first step, allocated bytes, reserved bytes] points (each bucket keeps its
-    lowest and highest allocation, so peaks survive), each step's phases and peak."""
+    [ms from the first step's host start, allocated bytes, reserved bytes] points (each bucket
+    keeps its lowest and highest allocation, so peaks survive), each step's phases and peak."""
     from . import memory
 
     cv = memory.curve(frame)
     report = memory.analyze(frame)
     if cv is None or report is None or not len(cv):
         return None
-    t0 = float(frame.steps["ts"].min()) if len(frame.steps) else float(cv.ts[0])
+    # [memory] events are host-side: steps are placed by their host (ProfilerStep) spans, not
+    # by the GPU work they cover, which runs later and would put the step lines off the curve.
+    host = dict(
+        zip(frame.steps["step"], zip(frame.steps["cpu_ts"], frame.steps["cpu_end"], strict=True))
+    )
+    t0 = float(frame.steps["cpu_ts"].min()) if len(frame.steps) else float(cv.ts[0])
     n = len(cv)
     if n > MEMORY_CURVE_POINTS:
         buckets = np.array_split(np.arange(n), MEMORY_CURVE_POINTS // 2)
@@ -251,8 +256,8 @@ def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
     steps = [
         {
             "step": s.step,
-            "start_ms": round((s.start - t0) / 1000.0, 4),
-            "end_ms": round((s.end - t0) / 1000.0, 4),
+            "start_ms": round((host[s.step][0] - t0) / 1000.0, 4),
+            "end_ms": round((host[s.step][1] - t0) / 1000.0, 4),
             "peak_ms": round((s.peak_ts - t0) / 1000.0, 4),
             "peak_bytes": int(s.peak_bytes),
             "peak_op": s.peak_op,

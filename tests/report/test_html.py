@@ -224,6 +224,23 @@ def test_html_of_tiny_traces_in_chromium(tmp_path):
             assert "timeline" not in el.ids and "no GPU activity" in dom
 
 
+@pytest.mark.parametrize("run", ["zoo/resnet50_precision", "h100/checkpointing"])
+def test_memory_curve_steps_are_on_the_host_clock(run):
+    # [memory] events and phases are host times; the step lines drawn over them must be too
+    # (the GPU side of a step starts later, which once put "step 3" in step 2's backward).
+    path = REPO / "traces" / run / "bad.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not shipped")
+    import bottleneck_lab
+
+    mc = bottleneck_lab.analyze(str(path)).summary.extra["memory_curve"]
+    assert len(mc["steps"]) >= 2
+    for st in mc["steps"]:
+        assert st["start_ms"] <= st["peak_ms"] <= st["end_ms"]
+        for ph in st["phases"]:
+            assert st["start_ms"] - 0.01 <= ph["start_ms"] <= ph["end_ms"] <= st["end_ms"] + 0.01
+
+
 def test_html_escapes_what_the_trace_says(tmp_path):
     # Names come from the trace: they must be text, never markup.
     b = TraceBuilder()
