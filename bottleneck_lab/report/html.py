@@ -152,7 +152,8 @@ TEMPLATE = r"""
   <text x="{{ r.x1 + 3 }}" y="{{ rf.y1 - 5 }}" fill="{{ r.colour }}">ridge {{ r.ridge }}</text>
   {%- endfor %}
   {%- for pt in rf.points %}
-  <g class="op-point"><circle cx="{{ pt.x }}" cy="{{ pt.y }}" r="5" fill="{{ pt.colour }}" stroke="#fff"/>
+  <g class="op-point">{% if pt.clipped %}<polygon points="{{ pt.x - 5 }},{{ pt.y - 4 }} {{ pt.x + 5 }},{{ pt.y - 4 }} {{ pt.x }},{{ pt.y + 5 }}" fill="{{ pt.colour }}"/>
+    {%- else %}<circle cx="{{ pt.x }}" cy="{{ pt.y }}" r="5" fill="{{ pt.colour }}" stroke="#fff"/>{% endif %}
     <text x="{{ pt.lx }}" y="{{ pt.ly }}" font-weight="600">{{ pt.n }}</text><title>{{ pt.title }}</title></g>
   {%- endfor %}
 </svg>
@@ -231,9 +232,13 @@ Right of it, it is compute-bound: faster math (BF16 tensor cores) helps. The dis
 {%- for r in rf.rows %}
 <tr><td class="num">{{ r.n or '' }}</td><td><code>{{ r.op }}</code></td><td>{{ r.dtype }}</td><td class="num">{{ fmt_us(r.gpu_us_per_step) }}</td>
 <td class="num">{{ num(r.flop_per_byte) }}</td><td class="num">{{ num(r.tflops) }}</td><td class="num">{{ num(r.gb_per_s) }}</td>
-<td>{{ r.bound or '-' }}</td><td class="num">{{ ('%.0f%%' % r.pct_of_roof) if r.pct_of_roof is not none else ('not drawn: ' ~ r.why) }}</td></tr>
+<td>{{ r.bound or '-' }}</td><td class="num">{{ ('<1%' if r.pct_of_roof < 1 else '%.0f%%' % r.pct_of_roof) if r.pct_of_roof is not none else ('not drawn: ' ~ r.why) }}</td></tr>
 {%- endfor %}
 </table>
+{%- if rf.points | selectattr("clipped") | list %}
+<p class="muted">▼ marks an op far below every roof (its kernels do next to no math per call: a scalar op, or launch-bound
+work), drawn on the plot's edge; hover it for its numbers.</p>
+{%- endif %}
 {%- if rf.above_roof %}
 <p class="muted">Above its roof ({{ rf.above_roof | join(", ") }}): the op ran faster than its dtype's peak allows, so its
 kernels did not run (all) in that precision; for FP32 that is TF32 tensor cores the kernel names did not reveal.</p>
@@ -358,6 +363,8 @@ def _judge(row: dict) -> str:
     return "better" if (r < 1.0) == (better == "lower") else "worse"
 
 
+# How many decades below the highest roof (and left of the lowest ridge) the roofline shows.
+DECADES = 5
 # Compute roofs and their points share a colour per dtype.
 DTYPE_COLOURS = {"bf16": "#2e86c1", "fp16": "#17a589", "tf32": "#8e44ad", "fp32": "#d35400"}
 
@@ -384,9 +391,16 @@ def _roofline(rows: list[dict], roofs: dict | None) -> dict | None:
     ridges = list(roofs["ridge_flop_per_byte"].values())
     ais = [r["flop_per_byte"] for r in drawn] + ridges
     rates = [r["tflops"] for r in drawn] + list(peaks.values())
-    # Whole decades around the points and roofs, a little room on each side.
-    xlo, xhi = math.floor(math.log10(min(ais) / 2)), math.ceil(math.log10(max(ais) * 3))
-    ylo, yhi = math.floor(math.log10(min(rates) / 2)), math.ceil(math.log10(max(rates) * 2))
+    # Whole decades around the points and roofs, a little room on each side, at most DECADES
+    # below the roofs: an op that does next to nothing (a scalar add) must not squash the rest;
+    # it is drawn on the bottom or left edge as a triangle, its numbers in its hover title.
+    xhi = math.ceil(math.log10(max(ais) * 1.5))
+    xlo = max(math.floor(math.log10(min(ais) / 2)), math.floor(math.log10(min(ridges))) - DECADES)
+    yhi = math.ceil(math.log10(max(rates) * 2))
+    ylo = max(
+        math.floor(math.log10(min(rates) / 2)),
+        math.floor(math.log10(max(peaks.values()))) - DECADES,
+    )
     x0, x1, y0, y1 = 70.0, 880.0, 10.0, 400.0
 
     def px(ai: float) -> float:
@@ -412,23 +426,32 @@ def _roofline(rows: list[dict], roofs: dict | None) -> dict | None:
         ly=round(memory_roof["y1"] + dy / 2 - 6 * dx / math.hypot(dx, dy), 1),
         angle=round(math.degrees(math.atan2(dy, dx)), 1),
     )
-    compute_roofs = [
-        {
-            "x1": px(roofs["ridge_flop_per_byte"][d]),
-            "x2": x1,
-            "y": py(t),
-            "colour": DTYPE_COLOURS.get(d, "#555"),
-            "label": f"{d.upper()} {t:g} TFLOP/s",
-            "ridge": _num(roofs["ridge_flop_per_byte"][d]),
-        }
-        for d, t in sorted(peaks.items(), key=lambda kv: -kv[1])
-    ]
+    # One roof per distinct peak: dtypes with the same figure (A100: FP32 and FP64) share it.
+    same: dict[float, list[str]] = {}
+    for d, t in sorted(peaks.items(), key=lambda kv: -kv[1]):
+        same.setdefault(t, []).append(d)
+    compute_roofs, colour_of = [], {}
+    for t, dts in same.items():
+        colour = next((DTYPE_COLOURS[d] for d in dts if d in DTYPE_COLOURS), "#555")
+        colour_of.update(dict.fromkeys(dts, colour))
+        compute_roofs.append(
+            {
+                "x1": px(roofs["ridge_flop_per_byte"][dts[0]]),
+                "x2": x1,
+                "y": py(t),
+                "colour": colour,
+                "label": f"{'/'.join(d.upper() for d in dts)} {t:g} TFLOP/s",
+                "ridge": _num(roofs["ridge_flop_per_byte"][dts[0]]),
+            }
+        )
     points, table, taken = [], [], []
     for r in rows:
         row = dict(r, n=None, why=None)
         if r in drawn:
             row["n"] = len(points) + 1
             x, y = px(r["flop_per_byte"]), py(r["tflops"])
+            clipped = x < x0 or y > y1
+            x, y = max(x, x0 + 5), min(y, y1 - 5)
             lx, ly = x + 7, y + 4
             while any(abs(lx - a) < 16 and abs(ly - b) < 12 for a, b in taken):
                 ly += 12  # labels of points that sit together stack downwards
@@ -440,7 +463,8 @@ def _roofline(rows: list[dict], roofs: dict | None) -> dict | None:
                     "y": y,
                     "lx": lx,
                     "ly": ly,
-                    "colour": DTYPE_COLOURS.get(r["dtype"], "#555"),
+                    "colour": colour_of[r["dtype"]],
+                    "clipped": clipped,
                     "title": f"{row['n']}. {r['op']} ({r['dtype']}): {_num(r['flop_per_byte'])} "
                     f"FLOP/byte, {_num(r['tflops'])} TFLOP/s, {r['pct_of_roof']:.0f}% of the "
                     f"{_num(r['roof_tflops'])} TFLOP/s roof above it; {r['bound']}-bound; "
