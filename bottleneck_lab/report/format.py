@@ -49,6 +49,21 @@ def fmt_bytes(n: float | None) -> str:
     return f"{n:.0f} B"
 
 
+def fmt_flop(n: float | None) -> str:
+    """FLOPs with a unit a reader can take in (`3.31 TFLOP`, not `3.31e+12`)."""
+    if n is None:
+        return "n/a"
+    for factor, unit in ((1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP")):
+        if abs(n) >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{n:.3g} FLOP"
+
+
+def fmt_pct(v: float) -> str:
+    """A share that can be tiny (MFU of a recommender): never a bare `0.0%`."""
+    return f"{v:.1f}%" if v >= 1 or v == 0 else f"{v:.2g}%"
+
+
 def fmt_value(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"

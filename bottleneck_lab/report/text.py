@@ -11,7 +11,7 @@ import textwrap
 from typing import Any
 
 from ..diagnosis import Diagnosis, Finding
-from .format import OWNER_LABELS, fmt_bytes, fmt_us, fmt_value, short_kernel
+from .format import OWNER_LABELS, fmt_bytes, fmt_flop, fmt_pct, fmt_us, fmt_value, short_kernel
 
 # Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
 PLOT_DATA = ("timeline", "memory_curve", "roofline_roofs")
@@ -175,19 +175,20 @@ def _summary_rows(
                 key=lambda kv: -kv[1],
             )
         )
-        rows.append(
-            (
-                "idle per step",
-                ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
-                or "none",
+        by_cause = ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
+        profiler = (x.get("profiler_overhead") or {}).get("idle_us_per_step") or 0
+        if by_cause and profiler >= 1:  # so these do not read as contradicting the findings
+            by_cause += (
+                f" (as traced: the profiler's own recording made {fmt_us(profiler)} of it, "
+                "which the findings leave out)"
             )
-        )
+        rows.append(("idle per step", by_cause or "none"))
     if x.get("kernels_per_step") is not None:
         rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
-        rows.append(("FLOPs per step", f"{s.flops_per_step:.3g}"))
+        rows.append(("FLOPs per step", fmt_flop(s.flops_per_step)))
     if s.achieved_tflops is not None:
-        rows.append(("achieved", f"{s.achieved_tflops:.1f} TFLOP/s"))
+        rows.append(("achieved", f"{s.achieved_tflops:.3g} TFLOP/s"))
     if s.mfu_pct is not None:
         nvml = x.get("nvml") or {}
         beside = (
@@ -195,7 +196,7 @@ def _summary_rows(
             if nvml.get("gpu_busy_pct") is not None
             else ""
         )
-        rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s{beside}"))
+        rows.append(("MFU", f"{fmt_pct(s.mfu_pct)} of {s.peak_tflops:.0f} TFLOP/s{beside}"))
         rows.append(("peak source", s.peak_source or "n/a"))
     if s.peak_memory_bytes is not None:
         rows.append(("peak memory", fmt_bytes(s.peak_memory_bytes)))

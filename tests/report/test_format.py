@@ -1,9 +1,36 @@
-"""Every owner of idle time (facts.OWNERS) has a label and a colour in the reports."""
+"""Every owner of idle time (facts.OWNERS) has a label and a colour in the reports; numbers that
+span decades keep a unit and their significant digits."""
 
+import pytest
+from conftest import EXTERNAL_TRACES
+
+import bottleneck_lab
 from bottleneck_lab import facts
-from bottleneck_lab.report.format import OWNER_COLOURS, OWNER_LABELS
+from bottleneck_lab.report import render
+from bottleneck_lab.report.format import OWNER_COLOURS, OWNER_LABELS, fmt_flop, fmt_pct
 
 
 def test_every_idle_owner_has_a_label_and_a_colour():
     assert set(facts.OWNERS) | {"busy"} <= set(OWNER_LABELS)
     assert set(OWNER_LABELS) == set(OWNER_COLOURS)
+
+
+def test_flops_and_shares_keep_their_meaning():
+    assert fmt_flop(3.31e12) == "3.31 TFLOP" and fmt_flop(4.51e9) == "4.51 GFLOP"
+    assert fmt_flop(2.5e15) == "2.5 PFLOP" and fmt_flop(512) == "512 FLOP"
+    assert fmt_pct(13.77) == "13.8%" and fmt_pct(0.0437) == "0.044%" and fmt_pct(0) == "0.0%"
+
+
+def test_summary_of_a_recommender_with_tiny_mfu():
+    # TorchRec on an A100: 4.5 GFLOP per 216 ms step, so MFU and the FLOP rate are far below 1;
+    # the summary must show them, not round them to zero.
+    path = EXTERNAL_TRACES / "a100_80gb_torchrec_16rank_record_shapes"
+    if not path.is_dir():
+        pytest.skip(f"{path} absent")
+    d = bottleneck_lab.analyze(str(path))
+    text = " ".join(render(d, "text").split())  # lines wrap at 100 columns
+    assert 0 < d.summary.mfu_pct < 0.1 and 0 < d.summary.achieved_tflops < 0.1
+    assert f"MFU {fmt_pct(d.summary.mfu_pct)} of" in text and "0.0%" not in text
+    assert fmt_flop(d.summary.flops_per_step) in text and "e+09" not in text
+    # idle per cause is as traced; the profiler's share, left out of the findings, is said
+    assert "the profiler's own recording made" in text
