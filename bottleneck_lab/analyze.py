@@ -286,7 +286,11 @@ def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
 
 
 def _r(x: float | None, nd: int) -> float | None:
-    return None if x is None else round(x, nd)
+    """Round to nd decimals, but a small non-zero value (the MFU of a recommender, 0.0437%)
+    keeps 3 significant digits instead of becoming 0."""
+    if x is None:
+        return None
+    return round(x, nd) if x == 0 or abs(x) >= 10 ** (2 - nd) else float(f"{x:.3g}")
 
 
 def sidecar_nvml(path: str) -> dict[str, Any] | None:

@@ -316,8 +316,8 @@ def kernel_table(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> l
                 "calls_per_step": round(int(r["calls"]) / n_steps, 1),
                 "us_per_step": round(time_us / n_steps, 1),
                 "dtype": dtype,
-                "tflops": round(tflops, 2) if tflops else None,
-                "pct_of_peak": round(100 * tflops / pk, 1) if tflops and pk else None,
+                "tflops": _sig(tflops) if tflops else None,
+                "pct_of_peak": _sig(100 * tflops / pk, 3) if tflops and pk else None,
             }
         )
     return out

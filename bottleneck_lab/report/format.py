@@ -37,6 +37,8 @@ SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#d68910", "low": "#2e86c1", "i
 def fmt_us(us: float | None) -> str:
     if us is None:
         return "n/a"
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
     return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
 
 
@@ -56,12 +58,21 @@ def fmt_flop(n: float | None) -> str:
     for factor, unit in ((1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP")):
         if abs(n) >= factor:
             return f"{n / factor:.3g} {unit}"
-    return f"{n:.3g} FLOP"
+    return f"{n:,.0f} FLOP"
 
 
 def fmt_pct(v: float) -> str:
     """A share that can be tiny (MFU of a recommender): never a bare `0.0%`."""
+    if 0 < v < 0.001:
+        return "<0.001%"
     return f"{v:.1f}%" if v >= 1 or v == 0 else f"{v:.2g}%"
+
+
+def fmt_rate(v: float | None) -> str:
+    """A FLOP or byte rate: one decimal when large, else 3 significant digits (0.0213)."""
+    if v is None:
+        return "-"
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
 
 
 def fmt_value(v: Any) -> str:

@@ -16,6 +16,7 @@ from .format import (
     OWNER_LABELS,
     SEVERITY_COLOURS,
     fmt_bytes,
+    fmt_rate,
     fmt_us,
     fmt_value,
     short_kernel,
@@ -165,8 +166,8 @@ TEMPLATE = r"""
 {%- for k in top %}
 <tr><td title="{{ k.kernel }}"><code>{{ short_kernel(k.kernel, 70) }}</code></td><td class="num">{{ '%.1f' % k.calls_per_step }}</td>
 <td class="num">{{ fmt_us(k.us_per_step) }}</td><td class="num">{{ k.pct_of_kernel_time if k.pct_of_kernel_time is not none else '-' }}</td>
-<td>{{ k.dtype or '-' }}</td><td class="num">{{ k.tflops if k.tflops is not none else '-' }}</td>
-<td class="num">{{ ('%.0f%%' % k.pct_of_peak) if k.pct_of_peak is not none else '-' }}</td></tr>
+<td>{{ k.dtype or '-' }}</td><td class="num">{{ rate(k.tflops) }}</td>
+<td class="num">{{ '-' if k.pct_of_peak is none else '<1%' if k.pct_of_peak < 1 else '%.0f%%' % k.pct_of_peak }}</td></tr>
 {%- endfor %}
 </table>
 {%- endmacro -%}
@@ -324,6 +325,7 @@ def _environment():
             judge=_judge,
             columns=_columns,
             num=_num,
+            rate=fmt_rate,
             colours=OWNER_COLOURS,
             labels=OWNER_LABELS,
             sev_colours=SEVERITY_COLOURS,

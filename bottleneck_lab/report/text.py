@@ -11,7 +11,16 @@ import textwrap
 from typing import Any
 
 from ..diagnosis import Diagnosis, Finding
-from .format import OWNER_LABELS, fmt_bytes, fmt_flop, fmt_pct, fmt_us, fmt_value, short_kernel
+from .format import (
+    OWNER_LABELS,
+    fmt_bytes,
+    fmt_flop,
+    fmt_pct,
+    fmt_rate,
+    fmt_us,
+    fmt_value,
+    short_kernel,
+)
 
 # Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
 PLOT_DATA = ("timeline", "memory_curve", "roofline_roofs")
@@ -143,8 +152,9 @@ def _kernel_rows(items: list[dict], width: int) -> list[str]:
     head = f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  {'TFLOP/s':>7}  {'% peak':>6}"
     out = [head[:width]]
     for k in items:
-        tf = f"{k['tflops']:.1f}" if k.get("tflops") is not None else "-"
-        pk = f"{k['pct_of_peak']:.0f}%" if k.get("pct_of_peak") is not None else "-"
+        tf = fmt_rate(k.get("tflops"))
+        pk = k.get("pct_of_peak")
+        pk = "-" if pk is None else "<1%" if pk < 1 else f"{pk:.0f}%"
         share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
         out.append(
             f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
@@ -188,7 +198,8 @@ def _summary_rows(
     if s.flops_per_step is not None:
         rows.append(("FLOPs per step", fmt_flop(s.flops_per_step)))
     if s.achieved_tflops is not None:
-        rows.append(("achieved", f"{s.achieved_tflops:.3g} TFLOP/s"))
+        t = s.achieved_tflops
+        rows.append(("achieved", f"{t:.3g} TFLOP/s" if t >= 0.1 else f"{t * 1e3:.3g} GFLOP/s"))
     if s.mfu_pct is not None:
         nvml = x.get("nvml") or {}
         beside = (

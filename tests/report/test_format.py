@@ -7,7 +7,14 @@ from conftest import EXTERNAL_TRACES
 import bottleneck_lab
 from bottleneck_lab import facts
 from bottleneck_lab.report import render
-from bottleneck_lab.report.format import OWNER_COLOURS, OWNER_LABELS, fmt_flop, fmt_pct
+from bottleneck_lab.report.format import (
+    OWNER_COLOURS,
+    OWNER_LABELS,
+    fmt_flop,
+    fmt_pct,
+    fmt_rate,
+    fmt_us,
+)
 
 
 def test_every_idle_owner_has_a_label_and_a_colour():
@@ -17,8 +24,13 @@ def test_every_idle_owner_has_a_label_and_a_colour():
 
 def test_flops_and_shares_keep_their_meaning():
     assert fmt_flop(3.31e12) == "3.31 TFLOP" and fmt_flop(4.51e9) == "4.51 GFLOP"
-    assert fmt_flop(2.5e15) == "2.5 PFLOP" and fmt_flop(512) == "512 FLOP"
+    assert fmt_flop(2.5e15) == "2.5 PFLOP" and fmt_flop(163_840) == "163,840 FLOP"
     assert fmt_pct(13.77) == "13.8%" and fmt_pct(0.0437) == "0.044%" and fmt_pct(0) == "0.0%"
+    assert fmt_pct(7.8e-5) == "<0.001%"
+    assert fmt_rate(0.0213) == "0.0213" and fmt_rate(101.91) == "101.9" and fmt_rate(None) == "-"
+    assert (
+        fmt_us(11_843_640) == "11.84 s" and fmt_us(57_390) == "57.39 ms" and fmt_us(825) == "825 µs"
+    )
 
 
 def test_summary_of_a_recommender_with_tiny_mfu():
@@ -31,6 +43,7 @@ def test_summary_of_a_recommender_with_tiny_mfu():
     text = " ".join(render(d, "text").split())  # lines wrap at 100 columns
     assert 0 < d.summary.mfu_pct < 0.1 and 0 < d.summary.achieved_tflops < 0.1
     assert f"MFU {fmt_pct(d.summary.mfu_pct)} of" in text and "0.0%" not in text
+    assert f"achieved {d.summary.achieved_tflops * 1e3:.3g} GFLOP/s" in text
     assert fmt_flop(d.summary.flops_per_step) in text and "e+09" not in text
     # idle per cause is as traced; the profiler's share, left out of the findings, is said
     assert "the profiler's own recording made" in text
