@@ -39,6 +39,7 @@ CSS = """
 .blab details summary { cursor: pointer; color: #2e5c8a; font-size: 13px; }
 .blab table { border-collapse: collapse; font-size: 13px; margin: 4px 0; }
 .blab th, .blab td { border-bottom: 1px solid #eee; padding: 3px 8px; text-align: left; vertical-align: top; }
+.blab table.facts th { white-space: nowrap; }
 .blab td.num, .blab th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .blab .legend span { display: inline-block; margin-right: 14px; font-size: 12.5px; }
 .blab .legend i { display: inline-block; width: 11px; height: 11px; margin-right: 4px; vertical-align: -1px; }
@@ -80,7 +81,7 @@ TEMPLATE = r"""
   <text x="{{ L + W }}" y="{{ steps | length * ROW * 2 + 20 }}" text-anchor="end">{{ fmt_us(longest) }} from each step's start</text>
 </svg>
 <div class="legend">
-  {%- for key in ["busy"] + tl.owners %}
+  {%- for key in ["busy"] + present_owners(tl) %}
   <span><i style="background: {{ colours[key] }}"></i>{{ labels[key] }}</span>
   {%- endfor %}
 </div>
@@ -254,13 +255,13 @@ kernels did not run (all) in that precision; for FP32 that is TF32 tensor cores 
 </section>
 {%- endif %}
 <section id="{{ prefix }}summary"><h{{ level }}>Summary</h{{ level }}>
-<table>
+<table class="facts">
 {%- for k, v in x.summary_rows %}<tr><th>{{ k }}</th><td>{{ v }}</td></tr>{% endfor %}
 </table>
 {%- for title, items in x.summary_tables %}
 <h4>{{ title }}</h4>{{ evidence({title: items}) }}
 {%- endfor %}
-{%- if d.skipped %}<p class="muted">Skipped: {% for c, why in d.skipped.items() %}<code>{{ c }}</code> ({{ why }}){{ ", " if not loop.last }}{% endfor %}</p>{% endif %}
+{%- if d.skipped %}<p class="muted">Detectors skipped:{% for why, codes in skipped_by_reason(d.skipped).items() %} {{ why }} ({% for c in codes %}<code>{{ c }}</code>{{ ", " if not loop.last }}{% endfor %}){{ ";" if not loop.last else "." }}{% endfor %}</p>{% endif %}
 {%- if d.errors %}<p class="worse">Detector errors (the rest stands): {% for c, m in d.errors.items() %}<code>{{ c }}</code>: {{ m }}{{ "; " if not loop.last }}{% endfor %}</p>{% endif %}
 {%- for w in d.trace.warnings %}<p class="muted">Warning: {{ w }}</p>{% endfor %}
 </section>
@@ -324,6 +325,8 @@ def _environment():
             cell=_cell,
             judge=_judge,
             columns=_columns,
+            present_owners=_present_owners,
+            skipped_by_reason=_skipped_by_reason,
             num=_num,
             rate=fmt_rate,
             colours=OWNER_COLOURS,
@@ -343,6 +346,21 @@ def _fmt_ev(v: Any) -> str:
     if isinstance(v, dict):
         return ", ".join(f"{k}: {_fmt_ev(x)}" for k, x in v.items())
     return fmt_value(v)
+
+
+def _present_owners(tl: dict) -> list[str]:
+    """The idle causes this timeline draws, in the timeline's order: the legend names only those."""
+    seen = {k for st in tl["steps"] for k, v in st["idle_us_by_owner"].items() if v > 0}
+    seen |= {tl["owners"][g[2]] for st in tl["steps"] for g in st["gaps"]}
+    return [o for o in tl["owners"] if o in seen]
+
+
+def _skipped_by_reason(skipped: dict[str, str]) -> dict[str, list[str]]:
+    """Skipped detectors grouped by their reason, said once ("trace has no GPU kernels": ...)."""
+    out: dict[str, list[str]] = {}
+    for code, why in skipped.items():
+        out.setdefault(why.removeprefix("skipped: "), []).append(code)
+    return out
 
 
 def _columns(rows: list[dict]) -> list[str]:

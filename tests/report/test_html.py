@@ -128,6 +128,13 @@ def test_html_report_of_a_real_trace_in_chromium(tmp_path):
     assert el.classes["stack"] == stacked
     assert el.tags["rect"] >= gaps + len(tl["steps"]) + stacked
     assert "host-device sync" in dom  # the legend names the causes
+    # ... only those with idle in this trace: no compile spans or DataLoader in the sync demo
+    drawn = {k for st in tl["steps"] for k, v in st["idle_us_by_owner"].items() if v > 0}
+    assert "recompilation" not in drawn and "data_loading" not in drawn
+    assert "torch.compile compiling" not in dom and "data loading" not in dom
+    # skipped detectors are grouped under their reason, each reason said once
+    for why in set(d.skipped.values()):
+        assert dom.count(why.removeprefix("skipped: ")) == 1
     assert el.tags["polyline"] == 2  # memory: allocated and reserved
     assert el.tags["tr"] >= len(d.summary.extra["top_kernels"]) + 1
 
