@@ -75,6 +75,21 @@ def fmt_rate(v: float | None) -> str:
     return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
 
 
+def fmt_metric(field: str, v: Any) -> str:
+    """A Diagnosis summary field's value with its unit (the compare table's cells)."""
+    if v is None:
+        return "n/a"
+    if field.endswith("_us"):
+        return fmt_us(v)
+    if field.endswith("_pct"):
+        return fmt_pct(v)
+    if field.endswith("_bytes"):
+        return fmt_bytes(v)
+    if field.startswith("flops"):
+        return fmt_flop(v)
+    return fmt_rate(v) if isinstance(v, float) else f"{v:,}"
+
+
 def fmt_value(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(v) < 1e6 else f"{v:,.0f}"

@@ -16,6 +16,7 @@ from .format import (
     OWNER_LABELS,
     SEVERITY_COLOURS,
     fmt_bytes,
+    fmt_metric,
     fmt_rate,
     fmt_us,
     fmt_value,
@@ -280,7 +281,7 @@ kernels did not run (all) in that precision; for FP32 that is TF32 tensor cores 
 <section id="comparison"><h2>What changed</h2>
 <table class="metrics"><tr><th></th><th class="num">before</th><th class="num">after</th><th class="num">after / before</th></tr>
 {%- for r in c.rows %}
-<tr><th>{{ r.label }}</th><td class="num">{{ cell(r.before) }}</td><td class="num">{{ cell(r.after) }}</td>
+<tr><th>{{ r.label }}</th><td class="num">{{ metric(r.field, r.before) }}</td><td class="num">{{ metric(r.field, r.after) }}</td>
 <td class="num {{ judge(r) }}">{{ ('%.2fx' % r.ratio) if r.ratio is not none else '' }}</td></tr>
 {%- endfor %}
 </table>
@@ -322,7 +323,7 @@ def _environment():
             fmt_bytes=fmt_bytes,
             fmt_ev=_fmt_ev,
             short_kernel=short_kernel,
-            cell=_cell,
+            metric=fmt_metric,
             judge=_judge,
             columns=_columns,
             present_owners=_present_owners,
@@ -365,14 +366,6 @@ def _skipped_by_reason(skipped: dict[str, str]) -> dict[str, list[str]]:
 
 def _columns(rows: list[dict]) -> list[str]:
     return list(dict.fromkeys(k for r in rows for k in r))
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, (int, float)) and abs(v) >= 1e6:
-        return f"{v:.4g}"
-    return f"{v:,.2f}" if isinstance(v, float) else f"{v:,}"
 
 
 def _judge(row: dict) -> str:
