@@ -167,12 +167,16 @@ def short_kernel(name: str, max_len: int = 60) -> str:
     """A readable kernel name: templated C++ signatures cut to their base name and the most
     telling template argument (`void at::native::vectorized_elementwise_kernel<4,
     at::native::AbsFunctor<float>, ...>(int, ...)` -> `vectorized_elementwise_kernel<AbsFunctor>`);
-    plain names kept; anything longer than max_len shortened in the middle with an ellipsis."""
+    plain names kept; anything longer than max_len shortened: the base name first (the argument
+    tells kernels of one family apart), else in the middle with an ellipsis."""
     s = _NOISE.sub("", name).strip()
     if "<" in s or "(" in s or "::" in s:
         base, args = _head(s)
         arg = _informative_arg(args, 2) if args else None
         s = f"{base}<{arg}>" if arg else (base or s)
+        room = max_len - len(arg or "") - 3  # what is left for the base beside "…<arg>"
+        if arg and len(s) > max_len and room >= 12:
+            return f"{base[:room]}…<{arg}>"
     if len(s) > max_len:
         keep = max_len - 1
         s = s[: keep - keep // 3] + "…" + s[len(s) - keep // 3 :]
