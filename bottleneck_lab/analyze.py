@@ -68,6 +68,11 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         extra["idle_us_per_step_by_cause"] = {
             k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()
         }
+        # The same idle by the finding that reports it, less the profiler's share: these agree
+        # with the findings' own estimates (a compile-bound gap is `recompilation` here).
+        extra["idle_us_per_step_by_owner"] = {
+            k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_owner(frame).items() if v
+        }
         overhead = facts.profiler_overhead_us(frame) / max(stats.count, 1)
         extra["profiler_overhead"] = {
             "idle_us_per_step": round(overhead, 1),

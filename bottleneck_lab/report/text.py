@@ -27,6 +27,7 @@ PLOT_DATA = ("timeline", "memory_curve", "roofline_roofs")
 # Summary facts the concise report shows in its own rows or tables.
 SHOWN_APART = (
     "idle_us_per_step_by_cause",
+    "idle_us_per_step_by_owner",
     "top_kernels",
     "nvml",
     "kernel_efficiency",
@@ -178,21 +179,17 @@ def _summary_rows(
         ("GPU busy", f"{s.gpu_busy_pct:.1f}%" if s.gpu_busy_pct is not None else "n/a"),
     ]
     x = s.extra
-    if x.get("idle_us_per_step_by_cause"):
-        idle = dict(
-            sorted(
-                ((k, v) for k, v in x["idle_us_per_step_by_cause"].items() if v),
-                key=lambda kv: -kv[1],
-            )
-        )
-        by_cause = ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
+    # Idle by the finding that reports it (so the numbers match the findings), older
+    # diagnoses by raw cause; the profiler's own share, which no finding counts, said apart.
+    idle_by = x.get("idle_us_per_step_by_owner", x.get("idle_us_per_step_by_cause"))
+    if idle_by is not None:
+        idle = sorted(((k, v) for k, v in idle_by.items() if v), key=lambda kv: -kv[1])
+        parts = [f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle]
         profiler = (x.get("profiler_overhead") or {}).get("idle_us_per_step") or 0
-        if by_cause and profiler >= 1:  # so these do not read as contradicting the findings
-            by_cause += (
-                f" (as traced: the profiler's own recording made {fmt_us(profiler)} of it, "
-                "which the findings leave out)"
-            )
-        rows.append(("idle per step", by_cause or "none"))
+        if profiler >= 1:
+            parts.append(f"the profiler's own recording {fmt_us(profiler)}")
+        if parts or x.get("idle_us_per_step_by_cause"):
+            rows.append(("idle per step", ", ".join(parts) or "none"))
     if x.get("kernels_per_step") is not None:
         rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
@@ -226,7 +223,8 @@ def _summary_rows(
     if verbose:
         for k, v in x.items():
             if k in PLOT_DATA or k in (
-                "idle_us_per_step_by_cause",
+                "idle_us_per_step_by_owner",
+                "idle_us_per_step_by_cause",  # the row above, before owners were assigned
                 "kernels_per_step",
                 "top_kernels",
                 "summary_rank",
