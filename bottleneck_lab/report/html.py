@@ -242,9 +242,13 @@ Right of it, it is compute-bound: faster math (BF16 tensor cores) helps. The dis
 <p class="muted">▼ marks an op far below every roof (its kernels do next to no math per call: a scalar op, or launch-bound
 work), drawn on the plot's edge; hover it for its numbers.</p>
 {%- endif %}
-{%- if rf.above_roof %}
-<p class="muted">Above its roof ({{ rf.above_roof | join(", ") }}): the op ran faster than its dtype's peak allows, so its
+{%- if rf.above_compute %}
+<p class="muted">Above the compute roof ({{ rf.above_compute | join(", ") }}): faster than its dtype's peak allows, so its
 kernels did not run (all) in that precision; for FP32 that is TF32 tensor cores the kernel names did not reveal.</p>
+{%- endif %}
+{%- if rf.above_memory %}
+<p class="muted">Above the memory roof ({{ rf.above_memory | join(", ") }}): it moved its modelled bytes faster than device
+memory can, so part of them came from the L2 cache (small tensors, or one read shared by several kernels).</p>
 {%- endif %}
 <p class="muted">Bytes are the op's modelled traffic (inputs read and outputs written once); peaks: {{ rf.source }}.</p>
 {%- endif %}
@@ -510,7 +514,17 @@ def _roofline(rows: list[dict], roofs: dict | None) -> dict | None:
         "bandwidth": f"{_num(bw)} GB/s",
         "source": roofs["source"],
         "unavailable": None,
-        "above_roof": [p["n"] for p, r in zip(points, drawn) if r["pct_of_roof"] > 100],
+        # points above their roof, by the roof they beat (two different explanations)
+        "above_compute": [
+            p["n"]
+            for p, r in zip(points, drawn)
+            if r["pct_of_roof"] > 100 and r["bound"] == "compute"
+        ],
+        "above_memory": [
+            p["n"]
+            for p, r in zip(points, drawn)
+            if r["pct_of_roof"] > 100 and r["bound"] == "memory"
+        ],
     }
 
 

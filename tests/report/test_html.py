@@ -166,6 +166,13 @@ def test_html_roofline_in_chromium(tmp_path):
     # the hover title of each point names its op and how far below the roof it is
     first = drawn[0]
     assert f"1. {first['op']} ({first['dtype']})" in dom and "of the" in dom
+    # a point above its roof is explained by the roof it beats (FP32 convs that ran as TF32)
+    over = {r["bound"] for r in drawn if r["pct_of_roof"] > 100}
+    assert "compute" in over
+    assert ("Above the compute roof" in dom, "Above the memory roof" in dom) == (
+        "compute" in over,
+        "memory" in over,
+    )
 
 
 @needs_chromium
