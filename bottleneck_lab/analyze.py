@@ -15,7 +15,15 @@ from . import facts
 from .demos import sidecar_path
 from .detectors import REGISTRY, configs
 from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
-from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
+from .efficiency import (
+    Efficiency,
+    PeakChoice,
+    device_peak,
+    efficiency,
+    kernel_table,
+    roofline,
+    roofline_roofs,
+)
 from .memory import peak_memory_bytes
 from .trace import TraceFrame
 from .trace.frame import name_mask
@@ -60,6 +68,11 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         extra["idle_us_per_step_by_cause"] = {
             k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_cause(frame).items()
         }
+        # The same idle by the finding that reports it, less the profiler's share: these agree
+        # with the findings' own estimates (a compile-bound gap is `recompilation` here).
+        extra["idle_us_per_step_by_owner"] = {
+            k: round(v / max(stats.count, 1), 1) for k, v in facts.idle_by_owner(frame).items() if v
+        }
         overhead = facts.profiler_overhead_us(frame) / max(stats.count, 1)
         extra["profiler_overhead"] = {
             "idle_us_per_step": round(overhead, 1),
@@ -82,6 +95,11 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         dev_peak = device_peak(frame, peak)
         extra["kernel_efficiency"] = kernel_table(frame, dev_peak, top=5)
         extra["roofline"] = roofline(frame, dev_peak)
+    if dev is not None:  # what the HTML roofline draws, or why it cannot
+        extra["roofline_roofs"] = roofline_roofs(
+            device_peak(frame, peak) if eff.flops_per_step is not None else None,
+            extra.get("roofline", []),
+        )
     if dev is not None:
         top = top_kernels(
             frame,
@@ -207,15 +225,20 @@ MEMORY_CURVE_POINTS = 800
 
 def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
     """The memory curve of the analysed device for plotting: at most MEMORY_CURVE_POINTS
-    [ms from the first step, allocated bytes, reserved bytes] points (each bucket keeps its
-    lowest and highest allocation, so peaks survive), each step's phases and peak."""
+    [ms from the first step's host start, allocated bytes, reserved bytes] points (each bucket
+    keeps its lowest and highest allocation, so peaks survive), each step's phases and peak."""
     from . import memory
 
     cv = memory.curve(frame)
     report = memory.analyze(frame)
     if cv is None or report is None or not len(cv):
         return None
-    t0 = float(frame.steps["ts"].min()) if len(frame.steps) else float(cv.ts[0])
+    # [memory] events are host-side: steps are placed by their host (ProfilerStep) spans, not
+    # by the GPU work they cover, which runs later and would put the step lines off the curve.
+    host = dict(
+        zip(frame.steps["step"], zip(frame.steps["cpu_ts"], frame.steps["cpu_end"], strict=True))
+    )
+    t0 = float(frame.steps["cpu_ts"].min()) if len(frame.steps) else float(cv.ts[0])
     n = len(cv)
     if n > MEMORY_CURVE_POINTS:
         buckets = np.array_split(np.arange(n), MEMORY_CURVE_POINTS // 2)
@@ -238,8 +261,8 @@ def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
     steps = [
         {
             "step": s.step,
-            "start_ms": round((s.start - t0) / 1000.0, 4),
-            "end_ms": round((s.end - t0) / 1000.0, 4),
+            "start_ms": round((host[s.step][0] - t0) / 1000.0, 4),
+            "end_ms": round((host[s.step][1] - t0) / 1000.0, 4),
             "peak_ms": round((s.peak_ts - t0) / 1000.0, 4),
             "peak_bytes": int(s.peak_bytes),
             "peak_op": s.peak_op,
@@ -268,7 +291,11 @@ def memory_curve(frame: TraceFrame) -> dict[str, Any] | None:
 
 
 def _r(x: float | None, nd: int) -> float | None:
-    return None if x is None else round(x, nd)
+    """Round to nd decimals, but a small non-zero value (the MFU of a recommender, 0.0437%)
+    keeps 3 significant digits instead of becoming 0."""
+    if x is None:
+        return None
+    return round(x, nd) if x == 0 or abs(x) >= 10 ** (2 - nd) else float(f"{x:.3g}")
 
 
 def sidecar_nvml(path: str) -> dict[str, Any] | None:

@@ -14,13 +14,15 @@ from .diagnosis import Diagnosis
 from .memory import compare_checkpointing, recompute
 from .trace import TraceFrame
 
-METRICS = (  # (label, summary field, better when)
-    ("median step time (µs)", "step_time_us", "lower"),
-    ("GPU busy (%)", "gpu_busy_pct", "higher"),
+METRICS = (  # (label, summary field, better when); the field says the unit
+    ("median step time", "step_time_us", "lower"),
+    ("GPU busy", "gpu_busy_pct", "higher"),
     ("FLOPs per step", "flops_per_step", "same"),
     ("achieved TFLOP/s", "achieved_tflops", "higher"),
-    ("MFU (%)", "mfu_pct", "higher"),
-    ("peak memory (bytes)", "peak_memory_bytes", "lower"),
+    ("MFU", "mfu_pct", "higher"),
+    # MFU is against each run's own peak: a run moved to BF16 can be faster at a lower MFU
+    ("peak TFLOP/s (MFU is of this)", "peak_tflops", "same"),
+    ("peak memory", "peak_memory_bytes", "lower"),
 )
 
 
@@ -28,7 +30,7 @@ METRICS = (  # (label, summary field, better when)
 class Comparison:
     before: str
     after: str
-    rows: list[dict[str, Any]]  # label, before, after, ratio (after / before), better
+    rows: list[dict[str, Any]]  # label, field, before, after, ratio (after / before), better
     gone: list[dict[str, str]]  # medium/high findings of before that after no longer has
     new: list[dict[str, str]]  # medium/high findings only after has
     checkpointing: dict[str, Any] | None
@@ -56,6 +58,7 @@ def compare(
         rows.append(
             {
                 "label": label,
+                "field": field,
                 "before": b,
                 "after": a,
                 "ratio": round(a / b, 3) if a is not None and b else None,

@@ -211,22 +211,34 @@ def kernel_table(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> l
                 "calls_per_step": round(int(r["calls"]) / n_steps, 1),
                 "us_per_step": round(time_us / n_steps, 1),
                 "dtype": dtype,
-                "tflops": round(tflops, 2) if tflops else None,
-                "pct_of_peak": round(100 * tflops / pk, 1) if tflops and pk else None,
+                "tflops": _sig(tflops) if tflops else None,
+                "pct_of_peak": _sig(100 * tflops / pk, 3) if tflops and pk else None,
             }
         )
     return out
 
 
+def _sig(x: float, digits: int = 4) -> float:
+    """Round to significant digits: rates and intensities span six decades on a roofline."""
+    return float(f"{x:.{digits}g}")
+
+
 def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[dict]:
     """Per op (by name and dtype), most GPU time first: FLOPs and bytes per step, arithmetic
     intensity against the device's ridge point (compute- or memory-bound), and the FLOP and byte
-    rates its kernels reached. Kernel time is the time of the kernels each op launched."""
+    rates its kernels reached, with the roof above it (`roof_tflops`: the lower of the dtype's
+    compute peak and intensity x memory bandwidth) and how much of it was reached. Kernel time is
+    the time of the kernels each op launched. FP32 matrix work that ran on tensor cores in TF32
+    is measured against the TF32 roof, as MFU is."""
     oc = op_costs(frame)
     if not len(oc):
         return []
+    comp = compute_ops(frame)
+    dtype = oc["row"].map(pd.Series(comp["dtype"].to_numpy(), index=comp["row"].to_numpy()))
     oc = oc.assign(
-        name=frame.cpu_ops["name"].astype(object).to_numpy()[oc["row"].to_numpy()], us=0.0
+        name=frame.cpu_ops["name"].astype(object).to_numpy()[oc["row"].to_numpy()],
+        dtype=dtype.fillna(oc["dtype"]),
+        us=0.0,
     )
     if frame.has_gpu:
         g = frame.gpu_ops
@@ -239,25 +251,69 @@ def roofline(frame: TraceFrame, peak: DevicePeak | None, top: int = 10) -> list[
     out = []
     for (name, dtype), r in grouped.sort_values("us", ascending=False).head(top).iterrows():
         flops, nbytes, us = float(r["flops"]), float(r["bytes"]), float(r["us"])
-        ai = flops / nbytes if nbytes > 0 else None
+        ai = flops / nbytes if nbytes > 0 and flops > 0 else None
         ridge = ridge_point(peak, dtype) if peak else None
+        tflops = flops / us / 1e6 if us > 0 and flops > 0 else None
+        roof = (
+            min(peak.peak_for(dtype), ai * peak.mem_bw_gbps / 1e3)
+            if ai is not None and ridge is not None
+            else None
+        )
         out.append(
             {
                 "op": name,
                 "dtype": dtype,
                 "gpu_us_per_step": round(us / n_steps, 1),
-                "gflops_per_step": round(flops / n_steps / 1e9, 3),
-                "mb_per_step": round(nbytes / n_steps / 1e6, 2),
-                "flop_per_byte": None if ai is None else round(ai, 2),
+                "gflops_per_step": _sig(flops / n_steps / 1e9),
+                "mb_per_step": _sig(nbytes / n_steps / 1e6),
+                "flop_per_byte": None if ai is None else _sig(ai),
                 "ridge_flop_per_byte": round(ridge, 1) if ridge else None,
                 "bound": None
                 if ridge is None or ai is None
                 else ("compute" if ai >= ridge else "memory"),
-                "tflops": round(flops / us / 1e6, 2) if us > 0 and flops > 0 else None,
-                "gb_per_s": round(nbytes / us / 1e3, 1) if us > 0 and nbytes > 0 else None,
+                "tflops": _sig(tflops) if tflops else None,
+                "gb_per_s": _sig(nbytes / us / 1e3) if us > 0 and nbytes > 0 else None,
+                "roof_tflops": _sig(roof) if roof else None,
+                "pct_of_roof": round(100 * tflops / roof, 1) if roof and tflops else None,
             }
         )
     return out
+
+
+def roofline_roofs(peak: DevicePeak | None, rows: list[dict]) -> dict:
+    """What a roofline plot of `rows` needs besides the points: the memory-bandwidth roof and
+    the compute roof of each dtype among them, or `unavailable`: why none can be drawn."""
+    drawn = [r for r in rows if r["tflops"] and r["flop_per_byte"]]
+    if not rows:
+        why = (
+            "no op has FLOPs and bytes: the trace has no recorded shapes (capture with "
+            "record_shapes=True)"
+        )
+    elif not drawn:
+        why = "none of the top ops has both FLOPs and kernel time in the steps"
+    elif peak is None:
+        why = (
+            "the device is not in the peak table, so its roofs are unknown "
+            "(`bottleneck-lab peak` measures them; pass the file with --peaks-file)"
+        )
+    elif not peak.mem_bw_gbps:
+        named = peak.name if peak.name == peak.source else f"{peak.name}: {peak.source}"
+        why = (
+            f"the peak in use ({named}) has no memory bandwidth; `bottleneck-lab peak` measures "
+            "both roofs on the GPU (pass its file with --peaks-file)"
+        )
+    else:
+        dtypes = sorted({r["dtype"] for r in drawn if peak.peak_for(r["dtype"])})
+        if dtypes:
+            return {
+                "device": peak.name,
+                "source": peak.source,
+                "mem_bw_gbps": peak.mem_bw_gbps,
+                "compute_tflops": {d: peak.peak_for(d) for d in dtypes},
+                "ridge_flop_per_byte": {d: round(ridge_point(peak, d), 1) for d in dtypes},
+            }
+        why = f"{peak.name} has no peak for the dtypes of the top ops"
+    return {"unavailable": why}
 
 
 def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:

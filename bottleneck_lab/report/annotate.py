@@ -6,13 +6,10 @@ track of its own, and counters for GPU busy % and memory.
 No analysis happens here: gaps, busy % per window and the memory curve are the Diagnosis
 summary's `timeline` and `memory_curve`, the spans are the findings' own evidence.
 
-Checking the result with Perfetto's trace processor was tried and is not possible here: the PyPI
-`perfetto` package (0.59.1) downloads its `trace_processor_shell` binary at run time, and on a
-machine without that download `TraceProcessor(trace=...)` fails with
-`subprocess.CalledProcessError: Command '['curl', '-f', '-L', '-#', '-o', ...,
-'<trace_processor_shell v59.1 linux-amd64 download URL>']' returned non-zero exit status 6`.
-tests/report/test_annotate.py instead reads the annotated file back with our own loader and the
-JSON decoder and checks the added tracks and counters.
+Perfetto's trace processor cannot be had offline (the PyPI `perfetto` wheel fetches its
+`trace_processor_shell` binary at first use; npm and Debian bookworm have none: README, Reports,
+lists what was tried), so tests/report/test_annotate.py reads the annotated file back with our
+own loader and the JSON decoder and checks the added tracks and counters.
 """
 
 from __future__ import annotations

@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from ..compare import Comparison
-
-
-def _cell(v) -> str:
-    if v is None:
-        return "n/a"
-    if isinstance(v, float) and abs(v) >= 1e6 or isinstance(v, int) and abs(v) >= 1e6:
-        return f"{v:.4g}"
-    return f"{v:,.2f}" if isinstance(v, float) else f"{v:,}"
+from .format import fmt_metric
 
 
 def render_comparison(c: Comparison) -> str:
@@ -24,7 +17,8 @@ def render_comparison(c: Comparison) -> str:
     for r in c.rows:
         ratio = f"{r['ratio']:.2f}x" if r["ratio"] is not None else ""
         out.append(
-            f"  {r['label']:<{w}}  {_cell(r['before']):>12}  {_cell(r['after']):>12}  {ratio:>12}"
+            f"  {r['label']:<{w}}  {fmt_metric(r['field'], r['before']):>12}  "
+            f"{fmt_metric(r['field'], r['after']):>12}  {ratio:>12}"
         )
     out += ["", "Findings (medium/high) gone after:" + ("" if c.gone else " none")]
     out += [f"  - {g['code']}: {g['title']}" for g in c.gone]

@@ -37,6 +37,8 @@ SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#d68910", "low": "#2e86c1", "i
 def fmt_us(us: float | None) -> str:
     if us is None:
         return "n/a"
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
     return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.0f} µs"
 
 
@@ -47,6 +49,45 @@ def fmt_bytes(n: float | None) -> str:
         if abs(n) >= factor:
             return f"{n / factor:.2f} {unit}"
     return f"{n:.0f} B"
+
+
+def fmt_flop(n: float | None) -> str:
+    """FLOPs with a unit a reader can take in (`3.31 TFLOP`, not `3.31e+12`)."""
+    if n is None:
+        return "n/a"
+    for factor, unit in ((1e15, "PFLOP"), (1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP")):
+        if abs(n) >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{n:,.0f} FLOP"
+
+
+def fmt_pct(v: float) -> str:
+    """A share that can be tiny (MFU of a recommender): never a bare `0.0%`."""
+    if 0 < v < 0.001:
+        return "<0.001%"
+    return f"{v:.1f}%" if v >= 1 or v == 0 else f"{v:.2g}%"
+
+
+def fmt_rate(v: float | None) -> str:
+    """A FLOP or byte rate: one decimal when large, else 3 significant digits (0.0213)."""
+    if v is None:
+        return "-"
+    return f"{v:,.1f}" if abs(v) >= 10 else f"{v:.3g}"
+
+
+def fmt_metric(field: str, v: Any) -> str:
+    """A Diagnosis summary field's value with its unit (the compare table's cells)."""
+    if v is None:
+        return "n/a"
+    if field.endswith("_us"):
+        return fmt_us(v)
+    if field.endswith("_pct"):
+        return fmt_pct(v)
+    if field.endswith("_bytes"):
+        return fmt_bytes(v)
+    if field.startswith("flops"):
+        return fmt_flop(v)
+    return fmt_rate(v) if isinstance(v, float) else f"{v:,}"
 
 
 def fmt_value(v: Any) -> str:
@@ -126,12 +167,16 @@ def short_kernel(name: str, max_len: int = 60) -> str:
     """A readable kernel name: templated C++ signatures cut to their base name and the most
     telling template argument (`void at::native::vectorized_elementwise_kernel<4,
     at::native::AbsFunctor<float>, ...>(int, ...)` -> `vectorized_elementwise_kernel<AbsFunctor>`);
-    plain names kept; anything longer than max_len shortened in the middle with an ellipsis."""
+    plain names kept; anything longer than max_len shortened: the base name first (the argument
+    tells kernels of one family apart), else in the middle with an ellipsis."""
     s = _NOISE.sub("", name).strip()
     if "<" in s or "(" in s or "::" in s:
         base, args = _head(s)
         arg = _informative_arg(args, 2) if args else None
         s = f"{base}<{arg}>" if arg else (base or s)
+        room = max_len - len(arg or "") - 3  # what is left for the base beside "…<arg>"
+        if arg and len(s) > max_len and room >= 12:
+            return f"{base[:room]}…<{arg}>"
     if len(s) > max_len:
         keep = max_len - 1
         s = s[: keep - keep // 3] + "…" + s[len(s) - keep // 3 :]

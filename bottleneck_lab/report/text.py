@@ -11,13 +11,23 @@ import textwrap
 from typing import Any
 
 from ..diagnosis import Diagnosis, Finding
-from .format import OWNER_LABELS, fmt_bytes, fmt_us, fmt_value, short_kernel
+from .format import (
+    OWNER_LABELS,
+    fmt_bytes,
+    fmt_flop,
+    fmt_pct,
+    fmt_rate,
+    fmt_us,
+    fmt_value,
+    short_kernel,
+)
 
 # Summary facts that are drawn, not read (the HTML report plots them): left out of the text.
-PLOT_DATA = ("timeline", "memory_curve")
+PLOT_DATA = ("timeline", "memory_curve", "roofline_roofs")
 # Summary facts the concise report shows in its own rows or tables.
 SHOWN_APART = (
     "idle_us_per_step_by_cause",
+    "idle_us_per_step_by_owner",
     "top_kernels",
     "nvml",
     "kernel_efficiency",
@@ -143,8 +153,9 @@ def _kernel_rows(items: list[dict], width: int) -> list[str]:
     head = f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  {'TFLOP/s':>7}  {'% peak':>6}"
     out = [head[:width]]
     for k in items:
-        tf = f"{k['tflops']:.1f}" if k.get("tflops") is not None else "-"
-        pk = f"{k['pct_of_peak']:.0f}%" if k.get("pct_of_peak") is not None else "-"
+        tf = fmt_rate(k.get("tflops"))
+        pk = k.get("pct_of_peak")
+        pk = "-" if pk is None else "<1%" if pk < 1 else f"{pk:.0f}%"
         share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
         out.append(
             f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
@@ -168,26 +179,24 @@ def _summary_rows(
         ("GPU busy", f"{s.gpu_busy_pct:.1f}%" if s.gpu_busy_pct is not None else "n/a"),
     ]
     x = s.extra
-    if x.get("idle_us_per_step_by_cause"):
-        idle = dict(
-            sorted(
-                ((k, v) for k, v in x["idle_us_per_step_by_cause"].items() if v),
-                key=lambda kv: -kv[1],
-            )
-        )
-        rows.append(
-            (
-                "idle per step",
-                ", ".join(f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle.items())
-                or "none",
-            )
-        )
+    # Idle by the finding that reports it (so the numbers match the findings), older
+    # diagnoses by raw cause; the profiler's own share, which no finding counts, said apart.
+    idle_by = x.get("idle_us_per_step_by_owner", x.get("idle_us_per_step_by_cause"))
+    if idle_by is not None:
+        idle = sorted(((k, v) for k, v in idle_by.items() if v), key=lambda kv: -kv[1])
+        parts = [f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle]
+        profiler = (x.get("profiler_overhead") or {}).get("idle_us_per_step") or 0
+        if profiler >= 1:
+            parts.append(f"the profiler's own recording {fmt_us(profiler)}")
+        if parts or x.get("idle_us_per_step_by_cause"):
+            rows.append(("idle per step", ", ".join(parts) or "none"))
     if x.get("kernels_per_step") is not None:
         rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
-        rows.append(("FLOPs per step", f"{s.flops_per_step:.3g}"))
+        rows.append(("FLOPs per step", fmt_flop(s.flops_per_step)))
     if s.achieved_tflops is not None:
-        rows.append(("achieved", f"{s.achieved_tflops:.1f} TFLOP/s"))
+        t = s.achieved_tflops
+        rows.append(("achieved", f"{t:.3g} TFLOP/s" if t >= 0.1 else f"{t * 1e3:.3g} GFLOP/s"))
     if s.mfu_pct is not None:
         nvml = x.get("nvml") or {}
         beside = (
@@ -195,7 +204,7 @@ def _summary_rows(
             if nvml.get("gpu_busy_pct") is not None
             else ""
         )
-        rows.append(("MFU", f"{s.mfu_pct:.1f}% of {s.peak_tflops:.0f} TFLOP/s{beside}"))
+        rows.append(("MFU", f"{fmt_pct(s.mfu_pct)} of {s.peak_tflops:.0f} TFLOP/s{beside}"))
         rows.append(("peak source", s.peak_source or "n/a"))
     if s.peak_memory_bytes is not None:
         rows.append(("peak memory", fmt_bytes(s.peak_memory_bytes)))
@@ -214,7 +223,8 @@ def _summary_rows(
     if verbose:
         for k, v in x.items():
             if k in PLOT_DATA or k in (
-                "idle_us_per_step_by_cause",
+                "idle_us_per_step_by_owner",
+                "idle_us_per_step_by_cause",  # the row above, before owners were assigned
                 "kernels_per_step",
                 "top_kernels",
                 "summary_rank",

@@ -69,3 +69,22 @@ def test_missing_trace_is_one_line_and_exit_2(tmp_path):
     )
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "nope.json" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_compare_cells_carry_units_and_the_peak_mfu_is_of(tmp_path, capsys):
+    # A ResNet-50 moved from FP32 (TF32) to BF16: faster, yet a lower MFU, because MFU is
+    # against each run's own peak; the table shows that peak beside it, and every cell its unit.
+    d = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "resnet50_precision"
+    if not (d / "bad.json.gz").is_file():
+        pytest.skip(f"{d} not shipped")
+    out = tmp_path / "c.json"
+    args = ["compare", str(d / "bad.json.gz"), str(d / "fixed.json.gz")]
+    assert main([*args, "--format", "json", "-o", str(out)]) == 0
+    rows = {r["field"]: r for r in json.loads(out.read_text())["rows"]}
+    assert rows["step_time_us"]["ratio"] < 1 and rows["mfu_pct"]["ratio"] < 1
+    assert rows["peak_tflops"]["after"] > 3 * rows["peak_tflops"]["before"]
+    assert main(args) == 0
+    lines = {ln.split("  ")[1].strip(): ln for ln in capsys.readouterr().out.splitlines()[4:11]}
+    assert lines["median step time"].count(" ms") == 2
+    assert lines["peak memory"].count(" GiB") == 2 and "TFLOP" in lines["FLOPs per step"]
+    assert lines["MFU"].count("%") == 2 and "peak TFLOP/s (MFU is of this)" in lines

@@ -2,7 +2,7 @@
 idle gap named by its cause, each finding's evidence spans, and GPU busy % and memory counters.
 
 Perfetto's trace processor cannot run here (the PyPI `perfetto` package downloads its binary at
-run time; see bottleneck_lab/report/annotate.py for the exact error), so the annotated file is
+run time; README, Reports, lists what was tried), so the annotated file is
 read back with our own loader (the analysis must not change) and with a JSON decoder (the added
 tracks and counters must be there and agree with the Diagnosis)."""
 

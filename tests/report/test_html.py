@@ -128,8 +128,51 @@ def test_html_report_of_a_real_trace_in_chromium(tmp_path):
     assert el.classes["stack"] == stacked
     assert el.tags["rect"] >= gaps + len(tl["steps"]) + stacked
     assert "host-device sync" in dom  # the legend names the causes
+    # ... only those with idle in this trace: no compile spans or DataLoader in the sync demo
+    drawn = {k for st in tl["steps"] for k, v in st["idle_us_by_owner"].items() if v > 0}
+    assert "recompilation" not in drawn and "data_loading" not in drawn
+    assert "torch.compile compiling" not in dom and "data loading" not in dom
+    # skipped detectors are grouped under their reason, each reason said once
+    for why in set(d.skipped.values()):
+        assert dom.count(why.removeprefix("skipped: ")) == 1
     assert el.tags["polyline"] == 2  # memory: allocated and reserved
     assert el.tags["tr"] >= len(d.summary.extra["top_kernels"]) + 1
+
+
+@needs_chromium
+def test_html_roofline_in_chromium(tmp_path):
+    # A ResNet-50 in FP32: its convolutions ran as TF32, so two compute roofs (FP32 and TF32)
+    # over one memory roof, and one numbered point per top op that has FLOPs and a roof.
+    path = REPO / "traces" / "zoo" / "resnet50_precision" / "bad.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not shipped")
+    out = tmp_path / "report.html"
+    assert main(["analyze", str(path), "--format", "html", "-o", str(out)]) == 0
+    assert_self_contained(out.read_text(encoding="utf-8"))
+    dom, log = chromium(out, tmp_path)
+    assert console_errors(log) == []
+    el = Elements(dom)
+    import bottleneck_lab
+
+    s = bottleneck_lab.analyze(str(path)).summary.extra
+    drawn = [r for r in s["roofline"] if r["roof_tflops"]]
+    assert "roofline" in el.ids and el.classes["roofline"] == 1  # the svg
+    assert el.classes["op-point"] == len(drawn) >= 5
+    assert el.classes["roof"] == 1 + len(s["roofline_roofs"]["compute_tflops"]) == 3
+    assert el.tags["circle"] >= len(drawn)
+    assert "memory-bound" in dom and "TF32 494.5 TFLOP/s" in dom
+    # every top op is in the table below the plot, drawn or not
+    assert el.tags["tr"] >= len(s["roofline"]) + 1
+    # the hover title of each point names its op and how far below the roof it is
+    first = drawn[0]
+    assert f"1. {first['op']} ({first['dtype']})" in dom and "of the" in dom
+    # a point above its roof is explained by the roof it beats (FP32 convs that ran as TF32)
+    over = {r["bound"] for r in drawn if r["pct_of_roof"] > 100}
+    assert "compute" in over
+    assert ("Above the compute roof" in dom, "Above the memory roof" in dom) == (
+        "compute" in over,
+        "memory" in over,
+    )
 
 
 @needs_chromium
@@ -188,8 +231,28 @@ def test_html_of_tiny_traces_in_chromium(tmp_path):
         assert {"verdict", "findings", "summary"} <= el.ids and "memory" not in el.ids
         if name == "mixed":
             assert "timeline" in el.ids and el.codes == [f.code for f in d.findings]
+            # no shapes recorded: the roofline section says why there is no plot
+            assert "roofline" in el.ids and "No roofline:" in dom and "record_shapes" in dom
+            assert "op-point" not in el.classes
         else:
             assert "timeline" not in el.ids and "no GPU activity" in dom
+
+
+@pytest.mark.parametrize("run", ["zoo/resnet50_precision", "h100/checkpointing"])
+def test_memory_curve_steps_are_on_the_host_clock(run):
+    # [memory] events and phases are host times; the step lines drawn over them must be too
+    # (the GPU side of a step starts later, which once put "step 3" in step 2's backward).
+    path = REPO / "traces" / run / "bad.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not shipped")
+    import bottleneck_lab
+
+    mc = bottleneck_lab.analyze(str(path)).summary.extra["memory_curve"]
+    assert len(mc["steps"]) >= 2
+    for st in mc["steps"]:
+        assert st["start_ms"] <= st["peak_ms"] <= st["end_ms"]
+        for ph in st["phases"]:
+            assert st["start_ms"] - 0.01 <= ph["start_ms"] <= ph["end_ms"] <= st["end_ms"] + 0.01
 
 
 def test_html_escapes_what_the_trace_says(tmp_path):

@@ -123,6 +123,21 @@ def test_short_kernel_names():
         )
         == "vectorized_elementwise_kernel<sqrt_kernel_cuda>"
     )
+    # Two kernels of one family, too long for the column: the base name gives way, so the
+    # argument that tells them apart stays whole.
+    names = [
+        short_kernel(
+            f"void at::native::vectorized_elementwise_kernel<4, at::native::{f}<float, float, "
+            "float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, "
+            "2> >(int)",
+            44,
+        )
+        for f in ("AUnaryFunctor", "BinaryFunctor")
+    ]
+    assert names == [
+        "vectorized_eleme…<AUnaryFunctor<MulFunctor>>",
+        "vectorized_eleme…<BinaryFunctor<MulFunctor>>",
+    ]
     assert short_kernel("gemm_k1") == "gemm_k1"
     long = "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_kernel"
     s = short_kernel(long, 40)
