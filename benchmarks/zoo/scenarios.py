@@ -623,8 +623,7 @@ def efficientnet_precision(variant: str) -> Built:
     )
 
 
-def llama_healthy(variant: str) -> Built:
-    torch = _torch()
+def _llama(torch):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     cfg = LlamaConfig(
@@ -637,16 +636,28 @@ def llama_healthy(variant: str) -> Built:
         vocab_size=32000,
         max_position_embeddings=2048,
     )
-    model = LlamaForCausalLM(cfg).cuda()
+    return LlamaForCausalLM(cfg).cuda(), cfg
+
+
+def _llama_train(compiled: bool) -> Built:
+    torch = _torch()
+    model, cfg = _llama(torch)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model) if compiled else model
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
 
-    def step():
+    def step(m=run):
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
+            loss = m(input_ids=ids, labels=ids).loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+
+    def eager_step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        model.zero_grad(set_to_none=True)
 
     return Built(
         step,
@@ -657,8 +668,17 @@ def llama_healthy(variant: str) -> Built:
             "autocast": "bf16",
             "optimizer": "AdamW(fused)",
             "attention": "sdpa",
+            "compiled": compiled,
         },
+        flop_step=eager_step if compiled else None,
+        flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides its ops)"
+        if compiled
+        else None,
     )
+
+
+def llama_compile(variant: str) -> Built:
+    return _llama_train(compiled=variant == "fixed")
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
@@ -678,7 +698,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         bert_inference_healthy,
         convnext_tiny_healthy,
         efficientnet_precision,
-        llama_healthy,
+        llama_compile,
     )
 }
 

@@ -8,11 +8,11 @@ import math
 from pathlib import Path
 
 import pytest
-from tracegen import TraceBuilder, device_properties, training_trace
 
 import bottleneck_lab
 from bottleneck_lab.flops.peaks import match_device
 from bottleneck_lab.report import render
+from bottleneck_lab.trace.synth import TraceBuilder, device_properties, training_trace
 
 ZOO = Path(__file__).resolve().parents[2] / "traces" / "zoo"
 
