@@ -249,6 +249,7 @@ DEMOS: tuple[Scenario, ...] = (
         "sync",
         "demo",
         {"bad": Run(_k("sync_stall"), _k("precision")), "fixed": Run(None, _k("host_bound"))},
+        fix_kind="sync_stall",
         source="demo",
     ),
     # 1024-row products of width 256: 16 output tiles for 132 SMs, so the batch is small too

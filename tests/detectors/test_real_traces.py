@@ -52,10 +52,7 @@ def demo_diagnosis(name: str, variant: str):
 
 
 # Demos whose bad trace is not (yet) diagnosed as their kind, and why (H100 traces of 2026-11-21).
-MISDIAGNOSED: dict[str, str] = {
-    "sync": "the FP32 MLP's precision estimate (31.7% of the step) ranks above the sync stall (28%); "
-    "whether BF16 would save that much in this sync-bound loop was not measured"
-}
+MISDIAGNOSED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(

@@ -31,10 +31,7 @@ PAIRS = [
 ]
 
 # (scenario, variant) -> why the diagnosis is not yet right
-WRONG_TOP = {
-    ("sync", "bad"): "the FP32 MLP's precision estimate (39%) ranks above the sync stall; BF16 "
-    "autocast measured 15.3% (demos/sync.py --bf16), the estimate ignores the casts' host cost",
-}
+WRONG_TOP: dict[tuple[str, str], str] = {}
 FALSE_ALARMS: dict[tuple[str, str], str] = {}
 SAVING_OFF = {
     "llama_compile": "holdout: torch.compile saved 45.7% of the eager HF Llama step; fusion "
