@@ -651,6 +651,17 @@ def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
 OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
 
 
+def launched_in_optimizer(frame: TraceFrame, gpu_ops: pd.DataFrame) -> np.ndarray:
+    """For rows of frame.gpu_ops: launched by the host inside Optimizer.step."""
+    os_, oe = optimizer_spans(frame)
+    launch = gpu_ops["launch"].to_numpy()
+    if not len(os_) or not len(gpu_ops):
+        return np.zeros(len(gpu_ops), dtype=bool)
+    ts = frame.runtime["ts"].to_numpy()[np.maximum(launch, 0)]
+    i = np.searchsorted(os_, ts, side="right") - 1
+    return (launch >= 0) & (i >= 0) & (ts < oe[np.maximum(i, 0)])
+
+
 def optimizer_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
     """Host spans of Optimizer.step (sorted, disjoint)."""
     ann = frame.annotations

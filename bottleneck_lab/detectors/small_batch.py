@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
-from ..efficiency import kernel_flops
+from ..efficiency import device_peak, kernel_flops
 from ..op_flops import median_fill, work_fill
 from ..trace import TraceFrame
 from ..trace.synth import TraceBuilder
@@ -41,18 +41,34 @@ KIND = "small_batch"
 REQUIRES = {"kernels", "steps"}
 
 
+# The share of the dense datasheet peak that large matrix products reach: `bottleneck-lab peak`
+# on the H100 measured 52.0 of 66.9 (FP32), 415.9 of 494.7 (TF32) and 801.6 of 989.5 (BF16)
+# TFLOP/s (traces/h100/peaks.json): 0.78 to 0.84.
+LARGE_GEMM_SHARE_OF_PEAK = 0.8
+
+
 @dataclass(frozen=True)
 class Config:
     min_share_pct: float = 3.0
     tiny_kernel_us: float = 10.0
 
 
+def _optimizer_kernel_us(frame: TraceFrame) -> float:
+    """GPU time of the kernels Optimizer.step launched: work sized by the parameters, not the
+    batch, so a bigger batch spreads all of it over more samples."""
+    g = facts.kernels(frame, facts.main_device(frame))
+    g = g.loc[g["step"] >= 0]
+    return float(g.loc[facts.launched_in_optimizer(frame, g), "dur"].sum())
+
+
 def _underfill_us(frame: TraceFrame, sms: int) -> float:
     """Kernel time a bigger batch would fill with more work for free: each matrix kernel's time
     x (1 - tiles / SMs) from recorded shapes, each other kernel's x (1 - grid / SMs) where its
-    grid is under the SM count (a tiny tensor)."""
+    grid is under the SM count (a tiny tensor). The optimizer's kernels are counted whole apart
+    (_optimizer_kernel_us)."""
     g = facts.kernels(frame, facts.main_device(frame))
     g = g.loc[g["step"] >= 0]
+    g = g.loc[~facts.launched_in_optimizer(frame, g)]
     grid = g["grid"].to_numpy()
     unused = np.where(
         np.isfinite(grid) & (grid < sms), 1.0 - np.nan_to_num(grid) / max(sms, 1), 0.0
@@ -63,6 +79,21 @@ def _underfill_us(frame: TraceFrame, sms: int) -> float:
         fill = pd.Series(wf["fill"].to_numpy(), index=wf["row"].to_numpy())
         f = fill.reindex(k.loc[g.index, "owner"].to_numpy()).to_numpy()
         unused = np.where(np.isfinite(f), 1.0 - np.minimum(np.nan_to_num(f), 1.0), unused)
+        # A matrix kernel with few rows can also be bound by reading its weights, a cost per
+        # step the rows share: at a batch that fills the GPU its FLOPs run at the rate large
+        # products reach, so the time above that is what a bigger batch spreads too.
+        peak = device_peak(frame)
+        if peak is not None:
+            kk = k.loc[g.index]
+            rate = np.array([peak.peak_for(d) or np.nan for d in kk["dtype"].to_numpy()])
+            at_scale = kk["flops"].to_numpy() / (LARGE_GEMM_SHARE_OF_PEAK * rate * 1e6)
+            dur = g["dur"].to_numpy()
+            weight_bound = np.where(
+                np.isfinite(f) & (dur > 0) & np.isfinite(at_scale),
+                1.0 - np.minimum(at_scale / np.where(dur > 0, dur, 1.0), 1.0),
+                0.0,
+            )
+            unused = np.maximum(unused, weight_bound)
     return float((g["dur"].to_numpy() * unused).sum())
 
 
@@ -83,7 +114,8 @@ def detect(frame: TraceFrame, cfg: Config):
     owned_idle = facts.idle_by_owner(frame)["small_batch"]
     launch_idle = facts.launch_idle_outside_optimizer(frame)
     underfill_us = _underfill_us(frame, sms)
-    per_step, share = cost(frame, owned_idle + launch_idle + underfill_us)
+    optimizer_us = _optimizer_kernel_us(frame)
+    per_step, share = cost(frame, owned_idle + launch_idle + underfill_us + optimizer_us)
     if share < cfg.min_share_pct:
         return []
     occ = k["occupancy_pct"].dropna()
@@ -109,6 +141,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "host_idle_us_per_step": round(owned_idle / n_steps, 1),
         "launch_bound_idle_us_per_step_also_in_launch_overhead": round(launch_idle / n_steps, 1),
         "unused_sm_time_us_per_step": round(underfill_us / n_steps, 1),
+        "optimizer_kernel_us_per_step": round(optimizer_us / n_steps, 1),
         "largest_gaps": gap_evidence(frame, "small_batch")
         or gap_evidence(frame, "launch_overhead"),
     }

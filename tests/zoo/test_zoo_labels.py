@@ -38,8 +38,6 @@ SAVING_OFF = {
     "predicts 15.6%: it counts elementwise chains of three or more kernels, while much of what "
     "Inductor removes is single casts, multiplies and copies between matmuls",
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
-    "batch_size": "FP32 GEMMs of 16 rows are bound by reading the weights, a cost per step that a "
-    "bigger batch shares; the tile-fill model sees only 40% of the 97% saved per sample",
 }
 
 
