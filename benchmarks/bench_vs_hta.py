@@ -321,38 +321,50 @@ def _cell(summary: dict, key: str, fmt: str) -> str:
     return format(summary[key], fmt) if summary["ok"] else "failed"
 
 
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    """A markdown table, first column left-aligned and the rest (numbers) right-aligned."""
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
 def markdown(rows: list[dict]) -> str:
-    lines = [
-        "| trace | events | JSON MB | HTA s | HTA peak RSS MB | bottleneck-lab s "
-        "| bottleneck-lab peak RSS MB | speedup | RSS ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    header = ["trace", "events", "JSON MB", "HTA s", "HTA peak RSS MB", "bottleneck-lab s"]
+    header += ["bottleneck-lab peak RSS MB", "speedup", "RSS ratio"]
+    cells = []
     for r in rows:
-        speedup = f"{r['speedup']:.1f}x" if r["speedup"] is not None else "-"
-        rss_ratio = f"{r['rss_ratio']:.2f}x" if r["rss_ratio"] is not None else "-"
-        lines.append(
-            f"| {r.get('name', r['trace'])} | {r['events']:,} | {r['size_mb']:.0f} "
-            f"| {_cell(r['hta'], 'wall_s', '.2f')} | {_cell(r['hta'], 'peak_rss_mb', '.0f')} "
-            f"| {_cell(r['ours'], 'wall_s', '.2f')} | {_cell(r['ours'], 'peak_rss_mb', '.0f')} "
-            f"| {speedup} | {rss_ratio} |"
+        cells.append(
+            [
+                r.get("name", r["trace"]),
+                f"{r['events']:,}",
+                f"{r['size_mb']:.0f}",
+                _cell(r["hta"], "wall_s", ".2f"),
+                _cell(r["hta"], "peak_rss_mb", ".0f"),
+                _cell(r["ours"], "wall_s", ".2f"),
+                _cell(r["ours"], "peak_rss_mb", ".0f"),
+                f"{r['speedup']:.1f}x" if r["speedup"] is not None else "-",
+                f"{r['rss_ratio']:.2f}x" if r["rss_ratio"] is not None else "-",
+            ]
         )
-    return "\n".join(lines)
+    return _md_table(header, cells)
 
 
 def scaling_markdown(table: list[dict]) -> str:
-    lines = [
-        "| tiling | events | s per M events | marginal s per M events "
-        "| peak RSS MB per M events | marginal MB per M events |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
+    header = ["tiling", "events", "s per M events", "marginal s per M events"]
+    header += ["peak RSS MB per M events", "marginal MB per M events"]
+    cells = []
     for s in table:
         m = s["marginal"] or {}
-        lines.append(
-            f"| {s['times']}x | {s['events']:,} | {s['s_per_million_events']:.2f} "
-            f"| {m.get('s_per_million_events', '-')} | {s['rss_mb_per_million_events']:.0f} "
-            f"| {m.get('rss_mb_per_million_events', '-')} |"
+        cells.append(
+            [
+                f"{s['times']}x",
+                f"{s['events']:,}",
+                f"{s['s_per_million_events']:.2f}",
+                str(m.get("s_per_million_events", "-")),
+                f"{s['rss_mb_per_million_events']:.0f}",
+                str(m.get("rss_mb_per_million_events", "-")),
+            ]
         )
-    return "\n".join(lines)
+    return _md_table(header, cells)
 
 
 def main() -> None:
