@@ -136,7 +136,8 @@ def timeline(frame: TraceFrame, dev: int) -> dict[str, Any]:
     bs, be = frame.busy_intervals(dev)
     origin = float(steps["ts"].min())
     gs, gd, gstep = gaps["start"].to_numpy(), gaps["dur"].to_numpy(), gaps["step"].to_numpy()
-    owner_set, owner_of = np.unique(np.asarray(owners, dtype=object), return_inverse=True)
+    owner_of = np.fromiter(map(code.__getitem__, owners), dtype=np.intp, count=len(owners))
+    owner_set = np.array(owner_names, dtype=object)
     out_steps = []
     for st in steps.itertuples():
         start, end = float(st.ts), float(st.end)
