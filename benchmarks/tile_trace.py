@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 ID_ARGS = ("correlation", "External id")
@@ -22,7 +23,8 @@ def _read(path: Path) -> dict:
         return json.loads(fh.read())
 
 
-def tile(trace: dict, times: int) -> dict:
+def tiled_events(trace: dict, times: int) -> Iterator[dict]:
+    """The trace's events, `times` copies laid end to end (metadata events once)."""
     events = trace["traceEvents"]
     timed = [e for e in events if isinstance(e.get("ts"), (int, float))]
     start = min(e["ts"] for e in timed)
@@ -32,7 +34,7 @@ def tile(trace: dict, times: int) -> dict:
         [int(e.get("args", {}).get(k, 0) or 0) for e in events for k in ID_ARGS]
         + [int(e["id"]) for e in events if isinstance(e.get("id"), int)]
     )
-    out = [e for e in events if e.get("ph") == "M"]
+    yield from (e for e in events if e.get("ph") == "M")
     for k in range(times):
         for e in events:
             if e.get("ph") == "M":
@@ -52,10 +54,27 @@ def tile(trace: dict, times: int) -> dict:
             if k and c.get("name", "").startswith("ProfilerStep#"):
                 step = int(c["name"].split("#")[1])
                 c["name"] = f"ProfilerStep#{step + k * 1000}"
-            out.append(c)
-    tiled = dict(trace)
-    tiled["traceEvents"] = out
-    return tiled
+            yield c
+
+
+def write_tiled(trace: dict, times: int, out: Path) -> int:
+    """Write the tiled trace as json.dump would, one event at a time, so a 20x tiling does not
+    hold millions of dicts. Returns the number of events written."""
+    n = 0
+    with open(out, "w") as fh:
+        fh.write("{")
+        for i, (key, value) in enumerate(trace.items()):
+            fh.write((", " if i else "") + json.dumps(key) + ": ")
+            if key != "traceEvents":
+                fh.write(json.dumps(value))
+                continue
+            fh.write("[")
+            for e in tiled_events(trace, times):
+                fh.write((", " if n else "") + json.dumps(e))
+                n += 1
+            fh.write("]")
+        fh.write("}")
+    return n
 
 
 def main() -> None:
@@ -64,11 +83,9 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--times", type=int, default=10)
     a = ap.parse_args()
-    tiled = tile(_read(a.src), a.times)
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(a.out, "w") as fh:
-        json.dump(tiled, fh)
-    print(f"{a.out}: {len(tiled['traceEvents'])} events, {a.out.stat().st_size / 1e6:.0f} MB")
+    n = write_tiled(_read(a.src), a.times, a.out)
+    print(f"{a.out}: {n} events, {a.out.stat().st_size / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":

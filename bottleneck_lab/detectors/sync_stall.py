@@ -54,13 +54,22 @@ class Config:
 def _op_chain(frame: TraceFrame, op_row: int, depth: int = 4) -> list[str]:
     """The op that made the call and its parents, innermost first."""
     chain = []
-    ops = frame.cpu_ops
-    parent = ops["parent"].to_numpy()
-    names = ops["name"]
+    parent, names = _parents_and_names(frame)
     while op_row >= 0 and len(chain) < depth:
-        chain.append(str(names.iat[op_row]))
+        chain.append(str(names[op_row]))
         op_row = int(parent[op_row])
     return chain
+
+
+def _parents_and_names(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """cpu_ops' parent rows and names as arrays, made once per frame: _op_chain runs per sync
+    call, thousands of times on a long trace."""
+    cached = frame.__dict__.get("_sync_stall_ops")
+    if cached is None:
+        ops = frame.cpu_ops
+        cached = ops["parent"].to_numpy(), ops["name"].to_numpy()
+        frame.__dict__["_sync_stall_ops"] = cached
+    return cached
 
 
 def detect(frame: TraceFrame, cfg: Config):

@@ -149,8 +149,8 @@ def op_stack_at(frame: TraceFrame, pid: int, tid: int, t: float) -> tuple[str, .
     if not len(rows):
         return ()
     rows = rows[np.argsort(ops["depth"].to_numpy()[rows], kind="stable")]
-    names = ops["name"].astype(object).to_numpy()
-    return tuple(str(names[r]) for r in rows)
+    names = ops["name"].iloc[rows].astype(object)  # only these rows: called once per step
+    return tuple(str(n) for n in names)
 
 
 # --- per-step breakdown ------------------------------------------------------------------------

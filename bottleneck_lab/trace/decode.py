@@ -87,9 +87,11 @@ class Args(
     block: Any = None
     bytes: Num = None
     occupancy_pct: Num = None
-    input_dims: Any = None
-    input_type: Any = None
-    concrete_inputs: Any = None
+    # Shapes stay raw JSON here: they repeat every step, so each distinct one is decoded once
+    # (_Columns._objects); building millions of nested lists was 40% of the typed decode.
+    input_dims: msgspec.Raw = None
+    input_type: msgspec.Raw = None
+    concrete_inputs: msgspec.Raw = None
     seq: Num = None
     total_allocated: Num = None
     total_reserved: Num = None
@@ -266,8 +268,9 @@ def decode(path: Path) -> RawTrace:
             metadata[key] = _decode_any(raw)
         except msgspec.DecodeError:
             continue
-    del top, data
-    tables, names, dropped = _columns(raw_events)
+    del top
+    tables, names, dropped = _columns(raw_events, data if isinstance(data, mmap.mmap) else None)
+    del data
     props = metadata.pop("deviceProperties", None)
     dist = metadata.pop("distributedInfo", None)
     return RawTrace(
@@ -295,11 +298,18 @@ def _decode_chunk(raws: list[msgspec.Raw]) -> tuple[list[Event], int]:
         try:
             obj = _decode_any(raw)
             if isinstance(obj, dict) and isinstance(obj.get("args"), dict):
-                obj["args"] = {k: v for k, v in obj["args"].items() if v is not None}
+                obj["args"] = {
+                    k: msgspec.Raw(msgspec.json.encode(v)) if k in _RAW_ARG_KEYS else v
+                    for k, v in obj["args"].items()
+                    if v is not None
+                }
             events.append(msgspec.convert(obj, Event, strict=False))
         except (msgspec.ValidationError, msgspec.DecodeError, TypeError):
             dropped += 1
     return events, dropped
+
+
+_RAW_ARG_KEYS = frozenset(("Input Dims", "Input type", "Concrete Inputs"))
 
 
 def _kind(cat: str | None) -> int:
@@ -405,6 +415,7 @@ class _Columns:
         self.name_codes: dict[str | None, int] = {"": 0, None: 0}
         self.string_ids: dict[Any, int] = {}
         self.kind_of_category: dict[str | None, int] = {}
+        self.objects: dict[bytes, Any] = {b"null": None}  # raw JSON -> its decoded value
         self.parts: dict[int, dict[str, list]] = {}
 
     def _ids(self, values: tuple) -> np.ndarray:
@@ -423,6 +434,18 @@ class _Columns:
                 dtype=np.int64,
             )
 
+    def _objects(self, values: list) -> np.ndarray:
+        """Raw JSON values (None = absent) decoded, each distinct text once; rows with the same
+        shapes share one (read-only) list."""
+        keys = [b"null" if v is None else bytes(v) for v in values]
+        known = self.objects
+        new = list(set(keys).difference(known))
+        if new:
+            known.update(zip(new, _decode_any(b"[" + b",".join(new) + b"]")))
+        col = np.empty(len(keys), dtype=object)
+        col[:] = list(map(known.__getitem__, keys))
+        return col
+
     def add(self, events: list[Event]) -> None:
         # One C-level pass per field (map(attrgetter) fed straight to numpy): far cheaper than
         # a Python step per event, or than transposing per-event tuples.
@@ -432,29 +455,27 @@ class _Columns:
         for cat in set(cats).difference(kind_of):
             kind_of[cat] = _kind(cat)
         kinds = np.fromiter(map(kind_of.__getitem__, cats), dtype=np.int8, count=n)
-        common = {
-            "ts": _floats(list(map(_TS, events))),
-            "dur": _floats(list(map(_DUR, events))),
-            "name": _codes(list(map(_NAME, events)), self.name_codes),
-            "pid": self._ids(list(map(_PID, events))),
-            "tid": self._ids(list(map(_TID, events))),
-        }
-        args = list(map(_ARGS, events))
+        names = _codes(list(map(_NAME, events)), self.name_codes)  # all names, as before
         for kind in np.unique(kinds).tolist():
-            if kind == OTHER:
+            if kind == OTHER:  # flows, metadata: a third of a trace, no column needs them
                 continue
             rows = np.flatnonzero(kinds == kind)
-            picked = itemgetter(*rows.tolist())(args) if len(rows) > 1 else (args[rows[0]],)
-            chunk = {k: v[rows] for k, v in common.items()}
+            picked = itemgetter(*rows.tolist())(events) if len(rows) > 1 else (events[rows[0]],)
+            chunk = {
+                "ts": _floats(list(map(_TS, picked))),
+                "dur": _floats(list(map(_DUR, picked))),
+                "name": names[rows],
+                "pid": self._ids(list(map(_PID, picked))),
+                "tid": self._ids(list(map(_TID, picked))),
+            }
+            args = list(map(_ARGS, picked))
             for f in ARGS_OF_KIND.get(kind, ()):
-                chunk[f] = _floats(list(map(attrgetter(f), picked)))
+                chunk[f] = _floats(list(map(attrgetter(f), args)))
             for f in OBJECT_ARGS_OF_KIND.get(kind, ()):
-                col = np.empty(len(picked), dtype=object)
-                col[:] = list(map(attrgetter(f), picked))
-                chunk[f] = col
+                chunk[f] = self._objects(list(map(attrgetter(f), args)))
             if kind in (KERNEL, RUNTIME):  # ROCm writes grid and block on the launch call
-                chunk["grid"] = _sizes(list(map(_GRID, picked)))
-                chunk["block"] = _sizes(list(map(_BLOCK, picked)))
+                chunk["grid"] = _sizes(list(map(_GRID, args)))
+                chunk["block"] = _sizes(list(map(_BLOCK, args)))
             parts = self.parts.setdefault(kind, {})
             for k, v in chunk.items():
                 parts.setdefault(k, []).append(v)
@@ -469,20 +490,36 @@ class _Columns:
         return tables
 
 
+RELEASE_EVERY_CHUNKS = 32  # ~64k events: how often the pages already decoded are handed back
+
+
+def _release(mapped: mmap.mmap | None) -> None:
+    """Drop the mapped file's pages from this process (they stay in the page cache, and the
+    kernel maps them again if touched): without it the whole file counts in the peak RSS."""
+    if mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+        mapped.madvise(mmap.MADV_DONTNEED)
+
+
 def _columns(
-    raw_events: list[msgspec.Raw],
+    raw_events: list[msgspec.Raw], mapped: mmap.mmap | None = None
 ) -> tuple[dict[int, dict[str, np.ndarray]], list[str], int]:
     acc = _Columns()
     dropped_total = 0
     gc_was_on = gc.isenabled()
     gc.disable()  # millions of short-lived containers: collection passes would only cost time
     try:
-        for start in range(0, len(raw_events), CHUNK_EVENTS):
-            events, dropped = _decode_chunk(raw_events[start : start + CHUNK_EVENTS])
+        _release(mapped)  # splitting the array touched every page
+        for i, start in enumerate(range(0, len(raw_events), CHUNK_EVENTS)):
+            chunk = raw_events[start : start + CHUNK_EVENTS]
+            raw_events[start : start + CHUNK_EVENTS] = [None] * len(chunk)  # consumed: free it
+            events, dropped = _decode_chunk(chunk)
+            del chunk
             dropped_total += dropped
             if events:
                 acc.add(events)
             del events
+            if i % RELEASE_EVERY_CHUNKS == RELEASE_EVERY_CHUNKS - 1:
+                _release(mapped)
     finally:
         if gc_was_on:
             gc.enable()

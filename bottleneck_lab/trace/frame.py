@@ -107,23 +107,6 @@ def _ids(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _base_table(cols: dict[str, np.ndarray], names: pd.CategoricalDtype) -> pd.DataFrame:
-    ts = cols["ts"]
-    ok = np.isfinite(ts)
-    df = pd.DataFrame(
-        {
-            "ts": ts[ok],
-            "dur": cols["dur"][ok],
-            "end": ts[ok] + cols["dur"][ok],
-            "name": _categorical(cols["name"][ok], names),
-            "pid": cols["pid"][ok],
-            "tid": cols["tid"][ok],
-        }
-    )
-    df.attrs["rows"] = ok
-    return df
-
-
 def _table(
     tables: dict,
     kinds: tuple[int, ...],
@@ -132,7 +115,9 @@ def _table(
     float_cols: tuple[str, ...] = (),
     object_cols: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    """Concatenate the decoded columns of some row kinds into one DataFrame sorted by time."""
+    """Concatenate the decoded columns of some row kinds into one DataFrame sorted by time
+    (longest first at equal starts: a parent before its children). The order is computed once
+    and each column taken once, rather than building a frame and sorting a copy of it."""
     present_kinds = [k for k in kinds if k in tables]
     present = [tables[k] for k in present_kinds]
     n = sum(len(t["ts"]) for t in present)
@@ -144,26 +129,30 @@ def _table(
             [t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype) for t in present]
         )
 
-    cols = {c: col(c, np.nan, np.float64) for c in ("ts", "dur")}
-    cols["name"] = col("name", 0, np.int32)
-    cols["pid"] = col("pid", -1, np.int64)
-    cols["tid"] = col("tid", -1, np.int64)
+    ts, dur = col("ts", np.nan, np.float64), col("dur", np.nan, np.float64)
+    ok = np.flatnonzero(np.isfinite(ts))
+    rows = ok[np.lexsort((-dur[ok], ts[ok]))]  # stable, like sort_values(kind="stable")
     kind = (
         np.concatenate([np.full(len(t["ts"]), k, np.int8) for k, t in zip(present_kinds, present)])
         if n
         else np.empty(0, np.int8)
     )
-    df = _base_table(cols, names)
-    ok = df.attrs.pop("rows")
-    df["kind_code"] = kind[ok]
+    data = {
+        "ts": ts[rows],
+        "dur": dur[rows],
+        "end": ts[rows] + dur[rows],
+        "name": _categorical(col("name", 0, np.int32)[rows], names),
+        "pid": col("pid", -1, np.int64)[rows],
+        "tid": col("tid", -1, np.int64)[rows],
+        "kind_code": kind[rows],
+    }
     for c in id_cols:
-        df[c] = _ids(col(c, np.nan, np.float64)[ok])
+        data[c] = _ids(col(c, np.nan, np.float64)[rows])
     for c in float_cols:
-        df[c] = col(c, np.nan, np.float64)[ok]
+        data[c] = col(c, np.nan, np.float64)[rows]
     for c in object_cols:
-        df[c] = col(c, None, object)[ok]
-    df = df.sort_values(["ts", "dur"], ascending=[True, False], kind="stable", ignore_index=True)
-    return df
+        data[c] = col(c, None, object)[rows]
+    return pd.DataFrame(data)
 
 
 def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
