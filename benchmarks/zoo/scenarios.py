@@ -56,32 +56,8 @@ def resnet50_precision(variant: str) -> Built:
     torch = _torch()
     import torchvision
 
-    fixed = variant == "fixed"
-    model = torchvision.models.resnet50(weights=None).cuda()
-    fmt = torch.channels_last if fixed else torch.contiguous_format
-    model = model.to(memory_format=fmt)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=fmt)
-    y = torch.randint(0, 1000, (64,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=fixed):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    return Built(
-        step,
-        64,
-        {
-            "model": "resnet50",
-            "autocast": "bf16" if fixed else None,
-            "channels_last": fixed,
-            "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
-            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-        },
-    )
+    model = torchvision.models.resnet50(weights=None)
+    return _image_train(torch, model, "resnet50", 64, fixed=variant == "fixed", fused_adamw=False)
 
 
 def _gpt2(n_layer: int = 12, n_embd: int = 768, n_head: int = 12, n_positions: int = 1024):
@@ -578,10 +554,10 @@ def bert_inference_healthy(variant: str) -> Built:
 # ---- holdout: written and labelled after the analyzer's rules, never used to tune them ---------
 
 
-def _timm_train(torch, name: str, batch: int, fixed: bool, fused_adamw: bool) -> Built:
-    import timm
-
-    model = timm.create_model(name, pretrained=False).cuda()
+def _image_train(torch, model, name: str, batch: int, fixed: bool, fused_adamw: bool) -> Built:
+    """An image classifier trained on random 224x224 images: default flags (FP32, cuDNN TF32,
+    NCHW) or, fixed, BF16 autocast + channels_last."""
+    model = model.cuda()
     fmt = torch.channels_last if fixed else torch.contiguous_format
     model = model.to(memory_format=fmt)
     opt = (
@@ -603,7 +579,7 @@ def _timm_train(torch, name: str, batch: int, fixed: bool, fused_adamw: bool) ->
         step,
         batch,
         {
-            "model": f"timm {name}",
+            "model": name,
             "autocast": "bf16" if fixed else None,
             "channels_last": fixed,
             "optimizer": "AdamW(fused)" if fused_adamw else "SGD(momentum)",
@@ -613,14 +589,19 @@ def _timm_train(torch, name: str, batch: int, fixed: bool, fused_adamw: bool) ->
     )
 
 
+def _timm(torch, name: str, batch: int, fixed: bool, fused_adamw: bool) -> Built:
+    import timm
+
+    model = timm.create_model(name, pretrained=False)
+    return _image_train(torch, model, f"timm {name}", batch, fixed, fused_adamw)
+
+
 def convnext_tiny_healthy(variant: str) -> Built:
-    return _timm_train(_torch(), "convnext_tiny", 128, fixed=True, fused_adamw=True)
+    return _timm(_torch(), "convnext_tiny", 128, fixed=True, fused_adamw=True)
 
 
 def efficientnet_precision(variant: str) -> Built:
-    return _timm_train(
-        _torch(), "efficientnet_b0", 128, fixed=variant == "fixed", fused_adamw=False
-    )
+    return _timm(_torch(), "efficientnet_b0", 128, fixed=variant == "fixed", fused_adamw=False)
 
 
 def _llama(torch):
