@@ -14,7 +14,7 @@ import numpy as np
 from . import facts
 from .demos import sidecar_path
 from .detectors import REGISTRY, configs
-from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .diagnosis import Diagnosis, Finding, Summary
 from .efficiency import Efficiency, PeakChoice, device_peak, efficiency, kernel_table, roofline
 from .memory import peak_memory_bytes
 from .trace import TraceFrame
@@ -372,42 +372,12 @@ def diagnose(
     path: str | None = None,
     peak: PeakChoice | None = None,
 ) -> Diagnosis:
-    """Analyse every rank; the summary describes the slowest rank, which sets the job's pace."""
+    """Analyse every rank; the summary describes the slowest rank, which sets the job's pace
+    (ranks.reduce_ranks, the same reduce the parallel and Dask paths use)."""
+    from .ranks import analyze_frame, reduce_ranks
+
     cfgs = configs(overrides)
-    skipped: dict[str, str] = {}
-    errors: dict[str, str] = {}
-    summaries = [summarize(f, peak) for f in frames]
-    slowest = int(np.argmax([s.step_time_us or 0.0 for s in summaries]))
-    per_rank = []
-    for f in frames:
-        eff = efficiency(f, peak)
-        per_rank.append(
-            [_with_efficiency(x, eff, f, peak) for x in _run_detectors(f, cfgs, skipped, errors)]
-        )
-    findings = _merge_ranks(frames, per_rank, slowest)
-    lead = frames[slowest]
-    summary = summaries[slowest]
-    if len(frames) > 1:
-        summary.extra["summary_rank"] = lead.rank
-        others = _other_rank_findings(frames, per_rank, slowest)
-        if others:
-            summary.extra["findings_on_other_ranks"] = others
-        summary.extra["step_time_us_by_rank"] = {
-            f.rank: s.step_time_us for f, s in zip(frames, summaries)
-        }
-    nvml = sidecar_nvml(path or lead.path)
-    if nvml:
-        summary.extra["nvml"] = nvml
-    warnings = [w for f in frames for w in f.warnings]
-    info = TraceInfo(
-        path=path or lead.path,
-        ranks=[f.rank for f in frames],
-        device=_device_info(lead),
-        has_gpu=any(f.has_gpu for f in frames),
-        events=sum(f.events for f in frames),
-        warnings=list(dict.fromkeys(warnings)),
-    )
-    return Diagnosis(info, summary, rank_findings(findings), skipped, errors)
+    return reduce_ranks([analyze_frame(f, cfgs, peak) for f in frames], path)
 
 
 def _merge_ranks(
@@ -482,8 +452,12 @@ def load_and_diagnose(
     peak_dtype: str | None = None,
     peaks_file: str | None = None,
     with_hta: bool = False,
-) -> tuple[list[TraceFrame], Diagnosis]:
-    """The frames read from `path` and their Diagnosis (the CLI needs both)."""
+    jobs: int | None = None,
+    scheduler: str | None = None,
+) -> tuple[list, Diagnosis]:
+    """What was read from `path` and its Diagnosis (the CLI needs both): the TraceFrame of a
+    file, or for a directory one ranks.RankResult per rank, analysed in `jobs` processes
+    (default: all cores; 1: in this process) or on the Dask `scheduler`."""
     from .trace import load_trace
 
     checked = normalize_overrides(overrides)
@@ -493,10 +467,14 @@ def load_and_diagnose(
         raise ValueError(
             f"{peaks_file}: no such peaks file (run `bottleneck-lab peak` on the GPU first)"
         )
-    frames = load_trace(path)
-    d = diagnose(
-        frames, checked, path=str(path), peak=PeakChoice(peak_tflops, peak_dtype, peaks_file)
-    )
+    peak = PeakChoice(peak_tflops, peak_dtype, peaks_file)
+    if Path(path).is_dir():
+        from .ranks import analyze_ranks
+
+        frames, d = analyze_ranks(path, checked, peak, jobs=jobs, scheduler=scheduler)
+    else:
+        frames = load_trace(path)
+        d = diagnose(frames, checked, path=str(path), peak=peak)
     if with_hta:
         from .hta_bridge import hta_report
 
@@ -512,8 +490,11 @@ def analyze(
     peak_dtype: str | None = None,
     peaks_file: str | None = None,
     with_hta: bool = False,
+    jobs: int | None = None,
+    scheduler: str | None = None,
 ) -> Diagnosis:
-    """Read a trace file (or a directory of per-rank traces) and diagnose it: the same Diagnosis
+    """Read a trace file (or a directory of per-rank traces, `jobs` ranks at a time, or on the
+    Dask `scheduler`: see `bottleneck-lab analyze --help`) and diagnose it: the same Diagnosis
     `bottleneck-lab analyze PATH` renders. For notebooks::
 
         import bottleneck_lab
@@ -529,6 +510,8 @@ def analyze(
         peak_dtype=peak_dtype,
         peaks_file=peaks_file,
         with_hta=with_hta,
+        jobs=jobs,
+        scheduler=scheduler,
     )[1]
 
 
