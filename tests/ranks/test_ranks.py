@@ -159,3 +159,19 @@ def test_unreachable_scheduler_is_one_line_exit_2(tmp_path, capsys):
     assert main(["analyze", str(tmp_path), "--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "scheduler" in err
+
+
+def test_synthetic_job_names_its_slow_rank_and_its_skewed_rank(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from make_ranks import make_ranks
+
+    path = make_ranks(tmp_path / "job", 4, slow_rank=3, skewed_rank=1)
+    results, d = analyze_ranks(path, jobs=2)
+    view = d.summary.extra["ranks"]
+    assert [r.rank for r in results] == [0, 1, 2, 3]
+    assert [s["rank"] for s in view["stragglers"]] == [3]
+    # the stretched rank has the longest steps: the slowest rank of every step
+    assert {s["slowest_rank"] for s in view["skew_by_step"]} == {1}
+    assert d.summary.extra["summary_rank"] == 1
