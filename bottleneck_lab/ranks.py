@@ -121,7 +121,7 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _map_processes(files: list[Path], jobs: int, task: Callable) -> list:
+def _map_processes(files: list[Path], jobs: int, task: Callable, keep: Callable) -> list:
     """`task` over the files in `jobs` worker processes. Each worker handles one file and exits
     (max_tasks_per_child=1), so its memory goes back to the system before the next rank; the
     forkserver forks workers from a process that has already imported the analyzer."""
@@ -129,11 +129,14 @@ def _map_processes(files: list[Path], jobs: int, task: Callable) -> list:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["bottleneck_lab.analyze", "bottleneck_lab.ranks"])
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["bottleneck_lab.analyze", "bottleneck_lab.ranks"])
+    else:  # Windows
+        ctx = mp.get_context("spawn")
     try:
         with ProcessPoolExecutor(jobs, mp_context=ctx, max_tasks_per_child=1) as pool:
-            return list(pool.map(task, files))
+            return [keep(r) for r in pool.map(task, files)]
     except BrokenProcessPool:
         raise TraceError(
             files[0].parent,
@@ -142,7 +145,7 @@ def _map_processes(files: list[Path], jobs: int, task: Callable) -> list:
         ) from None
 
 
-def _map_dask(files: list[Path], scheduler: str, jobs: int, task: Callable) -> list:
+def _map_dask(files: list[Path], scheduler: str, jobs: int, task: Callable, keep: Callable) -> list:
     """`task` over the files on a Dask cluster: `scheduler` is "tcp://host:port" of a running
     dask-scheduler, or "local" for a LocalCluster of `jobs` single-threaded worker processes on
     127.0.0.1. Workers open the files by the path given here (absolute), so the files must be on
@@ -165,7 +168,7 @@ def _map_dask(files: list[Path], scheduler: str, jobs: int, task: Callable) -> l
             ) as cluster,
             Client(cluster) as client,
         ):
-            return client.gather(client.map(task, paths, pure=False))
+            return _gather(client, task, paths, keep)
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError, ValueError) as exc:
@@ -173,7 +176,19 @@ def _map_dask(files: list[Path], scheduler: str, jobs: int, task: Callable) -> l
             f"--scheduler {scheduler}: cannot reach the scheduler ({exc})"
         ) from None
     with client:
-        return client.gather(client.map(task, paths, pure=False))
+        return _gather(client, task, paths, keep)
+
+
+def _gather(client, task: Callable, paths: list[str], keep: Callable) -> list:
+    """Results in file order, each passed through `keep` as it arrives."""
+    from distributed import as_completed
+
+    futures = client.map(task, paths, pure=False)
+    where = {f.key: i for i, f in enumerate(futures)}
+    out: list = [None] * len(futures)
+    for fut, result in as_completed(futures, with_results=True):
+        out[where[fut.key]] = keep(result)
+    return out
 
 
 class _Task:
@@ -184,6 +199,38 @@ class _Task:
 
     def __call__(self, path) -> RankResult | str:
         return analyze_file(str(path), self.overrides, self.peak)
+
+
+# Summary facts only the summary rank's report shows (plots and kernel tables): the largest part
+# of a RankResult (78 of 88 KB pickled for a ddp_slow_rank rank).
+LEAD_ONLY = ("timeline", "memory_curve", "top_kernels", "kernel_efficiency", "roofline")
+
+
+class _SlowestPlots:
+    """Called on each RankResult as it arrives: drops LEAD_ONLY facts from every rank that can no
+    longer be the slowest (the summary rank), so the parent holds one rank's plots, not all."""
+
+    def __init__(self) -> None:
+        self.top, self.held = -1.0, []
+
+    def __call__(self, r):
+        if isinstance(r, str):
+            return r
+        t = r.summary.step_time_us or 0.0
+        if t > self.top:
+            for old in self.held:
+                _drop(old)
+            self.top, self.held = t, [r]
+        elif t == self.top:  # a tie: the lower rank wins later, so keep both for now
+            self.held.append(r)
+        else:
+            _drop(r)
+        return r
+
+
+def _drop(r: RankResult) -> None:
+    for key in LEAD_ONLY:
+        r.summary.extra.pop(key, None)
 
 
 def analyze_ranks(
@@ -203,13 +250,13 @@ def analyze_ranks(
         raise ValueError("--jobs must be at least 1")
     files = trace_files(path)
     jobs = min(jobs or default_jobs(), len(files))
-    task = _Task(overrides, peak)
+    task, keep = _Task(overrides, peak), _SlowestPlots()
     if scheduler:
-        out = _map_dask(files, scheduler, jobs, task)
+        out = _map_dask(files, scheduler, jobs, task, keep)
     elif jobs > 1:
-        out = _map_processes(files, jobs, task)
+        out = _map_processes(files, jobs, task, keep)
     else:
-        out = [task(f) for f in files]
+        out = [keep(task(f)) for f in files]
     results = sorted((r for r in out if not isinstance(r, str)), key=lambda r: (r.rank, r.path))
     shared = directory_warnings(
         path, [r.rank for r in results], [s for s in out if isinstance(s, str)]

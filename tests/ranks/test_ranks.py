@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,12 @@ from bottleneck_lab.trace import load_trace
 REPO = Path(__file__).resolve().parents[2]
 SLOW_RANK = REPO / "traces" / "zoo" / "ddp_slow_rank"
 SAMPLED = EXTERNAL_TRACES / "multirank_128rank_sampled_rank0_rank1"
-HAS_DASK = importlib.util.find_spec("distributed") is not None
+try:  # now, before tests/zoo puts benchmarks/zoo (which holds a distributed.py) on sys.path
+    import distributed
+
+    HAS_DASK = hasattr(distributed, "LocalCluster")
+except ImportError:
+    HAS_DASK = False
 
 
 def _rank_trace(rank: int, nccl_us: list[float], step_us: float = 1000.0) -> TraceBuilder:
@@ -134,9 +140,11 @@ def test_bad_jobs_and_missing_dask_are_one_line_exit_2(tmp_path, capsys, monkeyp
 
 
 @pytest.mark.skipif(not HAS_DASK, reason="dask.distributed is not installed")
-def test_dask_cluster_gives_the_local_result():
+def test_dask_cluster_gives_the_local_result(monkeypatch):
     from distributed import LocalCluster
 
+    # worker processes start with this sys.path: benchmarks/zoo/distributed.py must not shadow dask's
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.endswith("zoo")])
     path = SLOW_RANK / "bad"
     local = analyze_ranks(path, jobs=1)[1].to_dict()
     with LocalCluster(
@@ -161,10 +169,8 @@ def test_unreachable_scheduler_is_one_line_exit_2(tmp_path, capsys):
     assert err.count("\n") == 1 and "scheduler" in err
 
 
-def test_synthetic_job_names_its_slow_rank_and_its_skewed_rank(tmp_path):
-    import sys
-
-    sys.path.insert(0, str(REPO / "benchmarks"))
+def test_synthetic_job_names_its_slow_rank_and_its_skewed_rank(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     from make_ranks import make_ranks
 
     path = make_ranks(tmp_path / "job", 4, slow_rank=3, skewed_rank=1)
@@ -175,3 +181,6 @@ def test_synthetic_job_names_its_slow_rank_and_its_skewed_rank(tmp_path):
     # the stretched rank has the longest steps: the slowest rank of every step
     assert {s["slowest_rank"] for s in view["skew_by_step"]} == {1}
     assert d.summary.extra["summary_rank"] == 1
+    # only the summary rank's plots are kept in the parent
+    assert [("timeline" in r.summary.extra) for r in results] == [False, True, False, False]
+    assert "timeline" in d.summary.extra and "memory_curve" in d.summary.extra
