@@ -13,6 +13,7 @@ import sys
 EXAMPLES = """examples:
   bottleneck-lab analyze trace.json.gz                 diagnosis as text
   bottleneck-lab analyze traces/ --format json -o d.json   a directory of per-rank traces
+  bottleneck-lab analyze traces/ --jobs 8               ... 8 ranks at a time, one process each
   bottleneck-lab analyze t.json.gz --set gpu-idle.min_share_pct=1
   bottleneck-lab analyze --list-detectors
   bottleneck-lab explain sync-stall                    what a finding means and how to fix it
