@@ -23,7 +23,7 @@ LAYERS = (
     ("derived", "efficiency (MFU, roofline), memory, HTA's view", ("efficiency", "memory", "hta_bridge")),
     ("findings", "Finding and Diagnosis, plain values", ("diagnosis",)),
     ("detectors", "one module per detector, the registry", ("detectors",)),
-    ("engine", "detectors -> ranked Diagnosis; comparing two", ("analyze", "compare")),
+    ("engine", "detectors -> ranked Diagnosis; many ranks; comparing two", ("rank_analysis", "ranks", "analyze", "compare")),
     ("report", "renderers: text, markdown, json, html, plots", ("report",)),
     ("commands", "the CLI; the package root's public API", ("commands", "__main__", "__init__")),
 )  # fmt: skip

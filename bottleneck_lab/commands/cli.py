@@ -15,6 +15,7 @@ from . import UsageError
 EXAMPLES = """examples:
   bottleneck-lab analyze trace.json.gz                 diagnosis as text
   bottleneck-lab analyze traces/ --format json -o d.json   a directory of per-rank traces
+  bottleneck-lab analyze traces/ --jobs 8               ... 8 ranks at a time, one process each
   bottleneck-lab analyze t.json.gz --set gpu-idle.min_share_pct=1
   bottleneck-lab analyze --list-detectors
   bottleneck-lab explain sync-stall                    what a finding means and how to fix it
@@ -100,6 +101,23 @@ def _parser() -> argparse.ArgumentParser:
         help="override a detector threshold (repeatable)",
     )
     a.add_argument("--list-detectors", action="store_true", help="list detectors and exit")
+    a.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a directory of rank traces: analyse N ranks at a time, each in its own process "
+        "(default: all cores; 1: one after another in this process)",
+    )
+    a.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a directory of rank traces: analyse the ranks on a Dask cluster, tcp://host:port "
+        "of a dask-scheduler (the workers must see PATH at the same path: a shared "
+        "filesystem), or 'local' for a LocalCluster of --jobs workers; needs "
+        "bottleneck-lab[dask]",
+    )
     a.add_argument(
         "--memory-plot",
         metavar="PNG",
@@ -215,6 +233,15 @@ def _analyze(args: argparse.Namespace) -> int:
         )
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError("--peak-tflops must be positive")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.scheduler:
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise UsageError(
+                "--scheduler needs dask: pip install 'bottleneck-lab[dask]' (dask[distributed])"
+            )
     # Arguments are checked before loading: a multi-GB trace should not load before a typo is found.
     with progress() as stage:
         with stage(f"reading and analysing {args.path}"):
@@ -227,6 +254,8 @@ def _analyze(args: argparse.Namespace) -> int:
                     peak_dtype=args.peak_dtype,
                     peaks_file=peaks_file,
                     with_hta=args.with_hta,
+                    jobs=args.jobs,
+                    scheduler=args.scheduler,
                 ),
             )
         with stage("writing the report"):
@@ -240,9 +269,10 @@ def _analyze(args: argparse.Namespace) -> int:
                 args.output,
             )
     if args.memory_plot:
+        from ..ranks import sources_memory_frame
         from ..report.memory_plot import plot_memory
 
-        frame = max(frames, key=lambda f: len(f.memory))
+        frame = sources_memory_frame(frames)
         try:
             drawn = plot_memory(frame, args.memory_plot)
         except OSError as exc:
@@ -294,11 +324,12 @@ def _color(output: str | None) -> bool:
 
 def _guarded(path: str, run):
     """Run a load: a bad trace or option is a UsageError (one line, exit 2)."""
+    from ..ranks import SchedulerError
     from ..trace import TraceError
 
     try:
         return run()
-    except TraceError as exc:
+    except (TraceError, SchedulerError) as exc:
         raise UsageError(str(exc)) from None
     except MemoryError:
         raise UsageError(f"{path}: trace too large for the available memory") from None

@@ -214,6 +214,7 @@ it is attributed to (the finding that reports it). The thin bar below adds the s
 {{ timeline_svg(x.timeline) }}
 </section>
 {%- endif %}
+{%- if x.ranks %}{{ ranks_section(x.ranks, level, prefix) }}{% endif %}
 {%- if x.memory %}
 <section id="{{ prefix }}memory"><h{{ level }}>Memory</h{{ level }}>
 {{ memory_svg(x.memory) }}
@@ -312,6 +313,8 @@ _env = None
 
 
 def _environment():
+    from .ranks_view import html_section
+
     global _env
     if _env is None:
         import jinja2
@@ -339,6 +342,7 @@ def _environment():
             sev_colours=SEVERITY_COLOURS,
             phase_colours=PHASE_COLOURS,
             css=CSS,
+            ranks_section=html_section,
         )
     return _env.from_string(TEMPLATE)
 
@@ -538,6 +542,7 @@ def _context(d: Diagnosis) -> dict[str, Any]:
         "memory": x.get("memory_curve") if (x.get("memory_curve") or {}).get("points") else None,
         "top_kernels": x.get("top_kernels"),
         "roofline": _roofline(x.get("roofline") or [], x.get("roofline_roofs")),
+        "ranks": x.get("ranks"),
         "summary_rows": rows,
         "summary_tables": tables,
     }

@@ -36,6 +36,7 @@ SHOWN_APART = (
     "step_time_us_by_rank",
     "summary_rank",
     "kernels_per_step",
+    "ranks",
 )
 
 _fmt_us, _fmt_value = fmt_us, fmt_value  # older names, kept for importers
@@ -230,6 +231,7 @@ def _summary_rows(
                 "summary_rank",
                 "step_time_us_by_rank",
                 "findings_on_other_ranks",
+                "ranks",
             ):
                 continue
             if isinstance(v, list) and v and isinstance(v[0], dict):
@@ -270,6 +272,11 @@ def render_text(d: Diagnosis, width: int = 100, verbose: bool = False, color: bo
         out.append(st("Findings: none", "bold"))
     out += ["", st("Summary", "bold")]
     out.extend(_summary_lines(d, width, verbose))
+    if d.summary.extra.get("ranks"):
+        from .ranks_view import text_lines
+
+        head, *rest = text_lines(d.summary.extra["ranks"], width)
+        out += ["", st(head, "bold"), *rest]
     top = d.summary.extra.get("top_kernels")
     if top:
         out += ["", st("Top kernels by GPU time", "bold")]

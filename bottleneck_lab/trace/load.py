@@ -28,6 +28,34 @@ def load_frame(path: str | Path) -> TraceFrame:
     return build_frame(raw, _rank(raw.distributed_info))
 
 
+def trace_files(path: str | Path) -> list[Path]:
+    """The files `load_trace` reads: the file itself, or a directory's .json/.json.gz files,
+    sorted. Raises TraceError when there is nothing to read."""
+    path = Path(path)
+    if not path.exists():
+        raise TraceError(path, "no such file or directory")
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
+    if not files:
+        raise TraceError(path, "directory holds no .json or .json.gz trace files")
+    return files
+
+
+def directory_warnings(path: str | Path, ranks: list[int], skipped: list[str]) -> list[str]:
+    """What every rank of a directory is told: the files skipped (`skipped`, one line each) and
+    ranks claimed by several files. Raises TraceError when no file was readable (`ranks` empty)."""
+    if not ranks:
+        raise TraceError(Path(path), f"no readable trace in directory ({skipped[0]})")
+    shared = sorted({r for r in ranks if ranks.count(r) > 1})
+    if shared:  # e.g. several runs of one process saved by tensorboard_trace_handler
+        skipped = skipped + [
+            f"several files claim rank {', '.join(map(str, shared))}: each is analysed as "
+            "its own trace; analyse one file at a time to compare runs"
+        ]
+    return skipped
+
+
 def load_trace(path: str | Path) -> list[TraceFrame]:
     """One TraceFrame per rank, sorted by rank: a single file gives a list of one.
 
@@ -35,30 +63,17 @@ def load_trace(path: str | Path) -> list[TraceFrame]:
     execution trace beside the profiler trace, say) are skipped with a warning on the frames,
     and only a directory with no readable trace at all is an error.
     """
-    path = Path(path)
-    if not path.exists():
-        raise TraceError(path, "no such file or directory")
-    if not path.is_dir():
-        return [load_frame(path)]
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
-    if not files:
-        raise TraceError(path, "directory holds no .json or .json.gz trace files")
+    files = trace_files(path)
+    if not Path(path).is_dir():
+        return [load_frame(files[0])]
     frames, skipped = [], []
     for f in files:
         try:
             frames.append(load_frame(f))
         except TraceError as exc:
             skipped.append(f"skipped {exc}")
-    if not frames:
-        raise TraceError(path, f"no readable trace in directory ({skipped[0]})")
     frames.sort(key=lambda fr: (fr.rank, fr.path))
-    ranks = [fr.rank for fr in frames]
-    shared = sorted({r for r in ranks if ranks.count(r) > 1})
-    if shared:  # e.g. several runs of one process saved by tensorboard_trace_handler
-        skipped.append(
-            f"several files claim rank {', '.join(map(str, shared))}: each is analysed as "
-            "its own trace; analyse one file at a time to compare runs"
-        )
+    warnings = directory_warnings(path, [fr.rank for fr in frames], skipped)
     for fr in frames:
-        fr.warnings.extend(skipped)
+        fr.warnings.extend(warnings)
     return frames

@@ -23,7 +23,7 @@ from scenarios import SCENARIOS, diagnose_trace, finding
 
 import bottleneck_lab.detectors as detectors
 from bottleneck_lab import diagnosis as dg
-from bottleneck_lab.analyze import PREREQUISITE_CHECKS, diagnose
+from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors import (
     PREREQUISITES,
     REGISTRY,
@@ -33,6 +33,7 @@ from bottleneck_lab.detectors import (
     parse_override,
 )
 from bottleneck_lab.diagnosis import Finding, rank_findings, severity_for_share
+from bottleneck_lab.rank_analysis import PREREQUISITE_CHECKS
 from bottleneck_lab.report import render
 from bottleneck_lab.trace.synth import load
 

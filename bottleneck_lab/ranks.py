@@ -1,0 +1,516 @@
+"""Many ranks: analyse each rank's file on its own, bring back a small summary per rank, and
+reduce the summaries to one Diagnosis with a cross-rank view.
+
+    map     analyze_file(path) -> RankResult    one file, one process; never a TraceFrame back
+    reduce  reduce_ranks(results) -> Diagnosis  the Diagnosis diagnose(frames) gives, plus
+                                                 summary.extra["ranks"] (cross_rank_view)
+
+The map runs in this process (`jobs=1`), in worker processes (`jobs=N`, one rank's working set
+per worker at a time), or on a Dask cluster (`scheduler="tcp://host:port"` or "local"), whose
+workers read the files from a path they can all see.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .trace import TraceError, TraceFrame
+
+
+class SchedulerError(ValueError):
+    """--scheduler cannot be used: dask is missing or the scheduler cannot be reached."""
+
+
+@dataclass
+class RankResult:
+    """What the reduce needs from one rank: its summary and findings (as diagnose computes them)
+    and the step and collective timings the cross-rank view compares. Plain values only: this is
+    what travels from a worker process or a Dask worker."""
+
+    path: str
+    rank: int
+    summary: Summary
+    findings: list[Finding]
+    skipped: dict[str, str]
+    errors: dict[str, str]
+    warnings: list[str]
+    has_gpu: bool
+    events: int
+    device: dict[str, Any] | None
+    memory_events: int
+    step_us: dict[int, float] = field(default_factory=dict)  # step number -> duration
+    # step number -> [(kernel name, µs)] of the main device's NCCL/RCCL kernels, in start order
+    collectives: dict[int, list[tuple[str, float]]] = field(default_factory=dict)
+
+
+def _timings(frame: TraceFrame) -> tuple[dict[int, float], dict[int, list[tuple[str, float]]]]:
+    from . import facts
+    from .trace.frame import name_mask
+
+    s = frame.steps
+    step_us = {int(n): float(d) for n, d in zip(s["step"], s["dur"])}
+    dev = facts.main_device(frame)
+    if dev is None:
+        return step_us, {}
+    k = facts.kernels(frame, dev)
+    k = k.loc[(k["step"] >= 0) & name_mask(k["name"], facts.COLLECTIVE)].sort_values(
+        "ts", kind="stable"
+    )
+    number = s["step"].to_numpy()  # a kernel's "step" is the index of its step in frame.steps
+    coll: dict[int, list[tuple[str, float]]] = {}
+    for i, name, d in zip(k["step"], k["name"].astype(object), k["dur"]):
+        coll.setdefault(int(number[i]), []).append((str(name), float(d)))
+    return step_us, coll
+
+
+def analyze_frame(frame: TraceFrame, cfgs: dict[str, Any], peak=None) -> RankResult:
+    """One rank's summary and findings, exactly as diagnose() computes them for that rank."""
+    from .efficiency import efficiency
+    from .rank_analysis import _device_info, _run_detectors, _with_efficiency, summarize
+
+    summary = summarize(frame, peak)
+    skipped: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    eff = efficiency(frame, peak)
+    found = [
+        _with_efficiency(x, eff, frame, peak) for x in _run_detectors(frame, cfgs, skipped, errors)
+    ]
+    step_us, coll = _timings(frame)
+    return RankResult(
+        path=frame.path,
+        rank=frame.rank,
+        summary=summary,
+        findings=found,
+        skipped=skipped,
+        errors=errors,
+        warnings=list(frame.warnings),
+        has_gpu=frame.has_gpu,
+        events=frame.events,
+        device=_device_info(frame),
+        memory_events=len(frame.memory),
+        step_us=step_us,
+        collectives=coll,
+    )
+
+
+def analyze_file(path: str, overrides: dict[str, dict[str, Any]] | None, peak=None):
+    """The map step: load ONE rank file and analyse it. A file that is not a trace gives the
+    line load_trace would warn with (a string), so one stray file does not sink the job."""
+    from .detectors import configs
+    from .trace import load_frame
+
+    try:
+        frame = load_frame(path)
+    except TraceError as exc:
+        return f"skipped {exc}"
+    return analyze_frame(frame, configs(overrides), peak)
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _map_processes(files: list[Path], jobs: int, task: Callable, keep: Callable) -> list:
+    """`task` over the files in `jobs` worker processes, each holding one rank at a time (its
+    frame is freed before the next: 64 ranks in one process peak within 6 MB of 8 ranks, see
+    the README). The forkserver forks workers from a process that has already imported the
+    analyzer. Workers are reused: max_tasks_per_child=1 hung a test run on Python 3.11."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["bottleneck_lab.analyze", "bottleneck_lab.ranks"])
+    else:  # Windows
+        ctx = mp.get_context("spawn")
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+            return [keep(r) for r in pool.map(task, files)]
+    except BrokenProcessPool:
+        raise TraceError(
+            files[0].parent,
+            f"a worker process died while analysing a rank (out of memory?); try --jobs "
+            f"{max(jobs // 2, 1)}",
+        ) from None
+
+
+def _map_dask(files: list[Path], scheduler: str, jobs: int, task: Callable, keep: Callable) -> list:
+    """`task` over the files on a Dask cluster: `scheduler` is "tcp://host:port" of a running
+    dask-scheduler, or "local" for a LocalCluster of `jobs` single-threaded worker processes on
+    127.0.0.1. Workers open the files by the path given here (absolute), so the files must be on
+    a filesystem every worker sees; only RankResults come back."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise SchedulerError(
+            "--scheduler needs dask: pip install 'bottleneck-lab[dask]' (dask[distributed])"
+        ) from None
+    paths = [str(f.resolve()) for f in files]
+    if scheduler == "local":
+        with (
+            LocalCluster(
+                n_workers=jobs,
+                threads_per_worker=1,
+                host="127.0.0.1",
+                dashboard_address=None,
+                silence_logs=40,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            return _gather(client, task, paths, keep)
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: cannot reach the scheduler ({exc})"
+        ) from None
+    with client:
+        return _gather(client, task, paths, keep)
+
+
+def _gather(client, task: Callable, paths: list[str], keep: Callable) -> list:
+    """Results in file order, each passed through `keep` as it arrives."""
+    from distributed import as_completed
+
+    futures = client.map(task, paths, pure=False)
+    where = {f.key: i for i, f in enumerate(futures)}
+    out: list = [None] * len(futures)
+    for fut, result in as_completed(futures, with_results=True):
+        out[where[fut.key]] = keep(result)
+    return out
+
+
+class _Task:
+    """analyze_file with the options bound: picklable (a module-level class), unlike a lambda."""
+
+    def __init__(self, overrides, peak) -> None:
+        self.overrides, self.peak = overrides, peak
+
+    def __call__(self, path) -> RankResult | str:
+        return analyze_file(str(path), self.overrides, self.peak)
+
+
+# Summary facts only the summary rank's report shows (plots and kernel tables): the largest part
+# of a RankResult (78 of 88 KB pickled for a ddp_slow_rank rank).
+LEAD_ONLY = ("timeline", "memory_curve", "top_kernels", "kernel_efficiency", "roofline")
+
+
+class _SlowestPlots:
+    """Called on each RankResult as it arrives: drops LEAD_ONLY facts from every rank that can no
+    longer be the slowest (the summary rank), so the parent holds one rank's plots, not all."""
+
+    def __init__(self) -> None:
+        self.top, self.held = -1.0, []
+
+    def __call__(self, r):
+        if isinstance(r, str):
+            return r
+        t = r.summary.step_time_us or 0.0
+        if t > self.top:
+            for old in self.held:
+                _drop(old)
+            self.top, self.held = t, [r]
+        elif t == self.top:  # a tie: the lower rank wins later, so keep both for now
+            self.held.append(r)
+        else:
+            _drop(r)
+        return r
+
+
+def _drop(r: RankResult) -> None:
+    for key in LEAD_ONLY:
+        r.summary.extra.pop(key, None)
+
+
+def analyze_ranks(
+    path: str | Path,
+    overrides: dict[str, dict[str, Any]] | None = None,
+    peak=None,
+    *,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+) -> tuple[list[RankResult], Diagnosis]:
+    """Map analyze_file over the rank files of the directory `path` (in this process for
+    jobs=1, else in worker processes, or on Dask with `scheduler`) and reduce. Raises TraceError
+    like load_trace, ValueError for a bad option."""
+    from .trace.load import directory_warnings, trace_files
+
+    if jobs is not None and jobs < 1:
+        raise ValueError("--jobs must be at least 1")
+    files = trace_files(path)
+    jobs = min(jobs or default_jobs(), len(files))
+    task, keep = _Task(overrides, peak), _SlowestPlots()
+    if scheduler:
+        out = _map_dask(files, scheduler, jobs, task, keep)
+    elif jobs > 1:
+        out = _map_processes(files, jobs, task, keep)
+    else:
+        out = [keep(task(f)) for f in files]
+    results = sorted((r for r in out if not isinstance(r, str)), key=lambda r: (r.rank, r.path))
+    shared = directory_warnings(
+        path, [r.rank for r in results], [s for s in out if isinstance(s, str)]
+    )
+    for r in results:
+        r.warnings.extend(shared)
+    return results, reduce_ranks(results, str(path))
+
+
+def reduce_ranks(results: list[RankResult], path: str | None = None) -> Diagnosis:
+    """One Diagnosis from the ranks: the summary and findings of the slowest rank (it sets the
+    job's pace), each finding noting which ranks show it, and the cross-rank view."""
+    from .rank_analysis import _merge_ranks, _other_rank_findings, sidecar_nvml
+
+    skipped: dict[str, str] = {}
+    errors: dict[str, str] = {}
+    for r in results:  # the order diagnose() met them in: first reason kept, last error kept
+        for code, why in r.skipped.items():
+            skipped.setdefault(code, why)
+        errors.update(r.errors)
+    slowest = int(np.argmax([r.summary.step_time_us or 0.0 for r in results]))
+    per_rank = [r.findings for r in results]
+    findings = _merge_ranks(results, per_rank, slowest)
+    lead = results[slowest]
+    summary = lead.summary
+    if len(results) > 1:
+        summary.extra["summary_rank"] = lead.rank
+        others = _other_rank_findings(results, per_rank, slowest)
+        if others:
+            summary.extra["findings_on_other_ranks"] = others
+        summary.extra["step_time_us_by_rank"] = {r.rank: r.summary.step_time_us for r in results}
+        summary.extra["ranks"] = cross_rank_view(results)
+    nvml = sidecar_nvml(path or lead.path)
+    if nvml:
+        summary.extra["nvml"] = nvml
+    info = TraceInfo(
+        path=path or lead.path,
+        ranks=[r.rank for r in results],
+        device=lead.device,
+        has_gpu=any(r.has_gpu for r in results),
+        events=sum(r.events for r in results),
+        warnings=list(dict.fromkeys(w for r in results for w in r.warnings)),
+    )
+    return Diagnosis(info, summary, rank_findings(findings), skipped, errors)
+
+
+# A rank is a straggler when the typical (median) rank waits at least this share of the median
+# step longer in collectives than it does, beyond what the profiler's own cost on that rank
+# explains: the others sit in NCCL until it arrives. Without collectives to compare, when its
+# step (estimated without the profiler) is this much longer than the typical rank's.
+STRAGGLER_MIN_SHARE_PCT = 5.0
+MAX_SKEW_STEPS = 1000  # per-step skew rows kept in the JSON (the largest beyond it)
+
+
+def _renumbered(results: list[RankResult]) -> tuple[list[dict], list[dict], str]:
+    """Steps matched across ranks by step number, or by position when the ranks share none."""
+    steps = [r.step_us for r in results]
+    colls = [r.collectives for r in results]
+    if set.intersection(*(set(s) for s in steps)) or not all(steps):
+        return steps, colls, "step number"
+    pos = [{n: i for i, n in enumerate(sorted(s))} for s in steps]
+    return (
+        [{p[n]: d for n, d in s.items()} for p, s in zip(pos, steps)],
+        [{p[n]: c for n, c in cs.items() if n in p} for p, cs in zip(pos, colls)],
+        "step position (the ranks share no step number)",
+    )
+
+
+def _aligned(colls: list[dict], steps: list[int]) -> tuple[list[tuple], np.ndarray]:
+    """The collectives every rank ran, keyed (step, kernel name, k-th of that name in the step),
+    and their durations as a ranks x collectives matrix."""
+    keyed = []
+    for c in colls:
+        d: dict[tuple, float] = {}
+        for step in steps:
+            seen: dict[str, int] = {}
+            for name, dur in c.get(step, ()):
+                k = seen[name] = seen.get(name, -1) + 1
+                d[(step, name, k)] = dur
+        keyed.append(d)
+    common = set(keyed[0]).intersection(*keyed[1:]) if keyed else set()
+    keys = sorted(common)
+    return keys, np.array([[d[k] for k in keys] for d in keyed], dtype=float).reshape(
+        len(keyed), len(keys)
+    )
+
+
+def cross_rank_view(results: list[RankResult]) -> dict[str, Any]:
+    """Step time per rank, collective wait vs transfer per rank, stragglers and why, and the
+    skew of each step across ranks.
+
+    Collectives are aligned by step, then kernel name and order within the step. A collective
+    cannot finish on any rank before the last rank joins it, so its shortest duration across
+    ranks is the transfer itself and each rank's excess over that is time spent waiting for the
+    slowest peer."""
+    ranks = [r.rank for r in results]
+    steps, colls, matched_by = _renumbered(results)
+    common_steps = sorted(set.intersection(*(set(s) for s in steps)))
+    n_steps = max(len(common_steps), 1)
+    keys, dur = _aligned(colls, common_steps)
+    transfer = dur.min(axis=0) if dur.size else np.zeros(0)
+    wait = dur - transfer
+    median_step = [r.summary.step_time_us for r in results]
+    typical_step = float(np.median([m for m in median_step if m is not None] or [0.0]))
+    last = np.zeros(len(results), dtype=int)
+    if dur.size:  # who arrived last: the rank whose kernel was shortest
+        np.add.at(last, dur.argmin(axis=0), 1)
+    per_rank = []
+    for i, r in enumerate(results):
+        own = _own_findings(r)
+        all_coll = sum(d for step in common_steps for _, d in colls[i].get(step, ()))
+        row: dict[str, Any] = {
+            "rank": r.rank,
+            "step_time_us": median_step[i],
+            "steps": r.summary.steps,
+            "collective_us_per_step": round(all_coll / n_steps, 1),
+            "collective_wait_us_per_step": round(float(wait[i].sum()) / n_steps, 1)
+            if dur.size
+            else None,
+            "collective_transfer_us_per_step": round(float(transfer.sum()) / n_steps, 1)
+            if dur.size
+            else None,
+            "last_to_arrive": int(last[i]) if dur.size else None,
+            "top_finding": own[0] if own else None,
+            "profiler_idle_us_per_step": _profiler_idle_us(r),
+        }
+        if dur.size and median_step[i]:
+            row["collective_wait_pct_of_step"] = round(
+                100.0 * row["collective_wait_us_per_step"] / median_step[i], 1
+            )
+        per_rank.append(row)
+    stragglers = _stragglers(results, per_rank, typical_step, bool(dur.size), len(keys))
+    skew = []
+    for step in common_steps:
+        d = np.array([s[step] for s in steps])
+        skew.append(
+            {
+                "step": step,
+                "min_us": round(float(d.min()), 1),
+                "max_us": round(float(d.max()), 1),
+                "skew_us": round(float(d.max() - d.min()), 1),
+                "slowest_rank": ranks[int(d.argmax())],
+            }
+        )
+    skews = [s["skew_us"] for s in skew]
+    if len(skew) > MAX_SKEW_STEPS:
+        skew = sorted(
+            sorted(skew, key=lambda s: -s["skew_us"])[:MAX_SKEW_STEPS], key=lambda s: s["step"]
+        )
+    return {
+        "count": len(results),
+        "steps_compared": len(common_steps),
+        "steps_matched_by": matched_by,
+        "collectives_compared_per_step": round(len(keys) / n_steps, 1),
+        "collectives_matched_by": "step, kernel name and order within the step",
+        "wait_model": "per collective, the shortest duration across ranks is the transfer; each "
+        "rank's excess over it is waiting for the slowest peer",
+        "step_time_us_median": round(typical_step, 1),
+        "skew_us_median": round(float(np.median(skews)), 1) if skews else None,
+        "skew_us_max": max(skews) if skews else None,
+        "stragglers": stragglers,
+        "straggler_min_share_pct": STRAGGLER_MIN_SHARE_PCT,
+        "per_rank": per_rank,
+        "skew_by_step": skew,
+    }
+
+
+def _profiler_idle_us(r: RankResult) -> float:
+    return float((r.summary.extra.get("profiler_overhead") or {}).get("idle_us_per_step", 0.0))
+
+
+def _own_findings(r: RankResult) -> list[dict[str, Any]]:
+    """A rank's own findings, most costly first, leaving out communication (waiting for the
+    others is the symptom, not the cause) and info."""
+    return [
+        {"code": f.code, "kind": f.kind, "severity": f.severity, "share_pct": f.share_pct}
+        for f in rank_findings(r.findings)
+        if f.kind != "communication" and f.severity != "info"
+    ]
+
+
+def _stragglers(
+    results: list[RankResult],
+    per_rank: list[dict],
+    typical_step: float,
+    have_collectives: bool,
+    n_collectives: int,
+) -> list[dict[str, Any]]:
+    """The ranks the others wait for, each with its own findings as the likely why."""
+    if len(results) < 2 or not typical_step:
+        return []
+    out = []
+    floor = typical_step * STRAGGLER_MIN_SHARE_PCT / 100.0
+    # Under the profiler a rank can arrive late only because recording its ops slowed its host:
+    # the idle that only the profiler made on that rank is not counted as straggling.
+    profiler = [_profiler_idle_us(r) for r in results]
+    if have_collectives:
+        waits = np.array([row["collective_wait_us_per_step"] for row in per_rank])
+        # how long the other ranks typically wait (the median of the others, so that with two
+        # ranks the one that waits is compared with the one it waits for, not with their mean)
+        others_wait = [float(np.median(np.delete(waits, i))) for i in range(len(results))]
+        slow = [i for i in range(len(results)) if others_wait[i] - waits[i] - profiler[i] >= floor]
+    else:
+        est = [
+            (r.summary.extra.get("profiler_overhead") or {}).get(
+                "step_time_us_without_profiler_est", row["step_time_us"] or 0.0
+            )
+            for r, row in zip(results, per_rank)
+        ]
+        slow = [i for i in range(len(results)) if est[i] - float(np.median(est)) >= floor]
+    for i in slow:
+        r, row = results[i], per_rank[i]
+        others = [j for j in range(len(results)) if j not in slow]
+        own = _own_findings(r)[:3]
+        entry: dict[str, Any] = {"rank": r.rank, "step_time_us": row["step_time_us"]}
+        if have_collectives:
+            others_wait = float(np.mean(waits[others])) if others else 0.0
+            entry.update(
+                basis="collective_wait",
+                profiler_idle_us_per_step=profiler[i],
+                own_wait_us_per_step=row["collective_wait_us_per_step"],
+                others_wait_us_per_step=round(others_wait, 1),
+                last_to_arrive=f"{row['last_to_arrive']} of {n_collectives} collectives",
+            )
+            why = (
+                f"rank {r.rank} reaches the collectives last: the other ranks wait "
+                f"{others_wait / 1000:.2f} ms per step in NCCL for it (it waits "
+                f"{row['collective_wait_us_per_step'] / 1000:.2f} ms; the profiler explains at "
+                f"most {profiler[i] / 1000:.2f} ms of its lateness)"
+            )
+        else:
+            entry.update(basis="step_time")
+            why = (
+                f"rank {r.rank}'s median step is {(row['step_time_us'] - typical_step) / 1000:.2f}"
+                f" ms longer than the typical rank's"
+            )
+        if own:
+            why += "; its own findings: " + ", ".join(
+                f"{f['kind']} {f['share_pct']:.0f}%" if f["share_pct"] is not None else f["kind"]
+                for f in own
+            )
+        entry["own_findings"] = own
+        entry["why"] = why
+        out.append(entry)
+    return out
+
+
+def sources_memory_frame(sources: Iterable) -> TraceFrame:
+    """The frame with the most [memory] events (what --memory-plot draws): loaded again when
+    the ranks were analysed elsewhere and only their RankResults are here."""
+    from .trace import load_frame
+
+    best = max(
+        sources, key=lambda s: len(s.memory) if isinstance(s, TraceFrame) else s.memory_events
+    )
+    return best if isinstance(best, TraceFrame) else load_frame(best.path)
