@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from unittest import mock
 
-from bottleneck_lab import analyze, detectors
+from bottleneck_lab import analyze, detectors, rank_analysis
 from bottleneck_lab.trace import load_trace
 
 DEFAULT = (
@@ -33,7 +33,8 @@ def run(path: Path, with_memory: bool) -> float:
         registry = {c: d for c, d in detectors.REGISTRY.items() if c not in MEMORY_CODES}
         with (
             mock.patch.dict(detectors.REGISTRY, registry, clear=True),
-            mock.patch.object(analyze, "peak_memory_bytes", lambda frame: None),
+            mock.patch.object(rank_analysis, "peak_memory_bytes", lambda frame: None),
+            mock.patch.object(rank_analysis, "memory_curve", lambda frame: None),
         ):
             analyze.diagnose(frames)
     return time.perf_counter() - t
