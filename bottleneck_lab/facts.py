@@ -457,14 +457,8 @@ def _host_blocked_us(frame: TraceFrame) -> float:
     c = _cache(frame)
     if "host_blocked" not in c:
         mt = main_thread(frame)
-        ws, we = step_windows(frame)
-        blocked = _dataloader_us(frame)
+        blocked = _dataloader_us(frame) + _in_syncs_us(frame, with_h2d_copies=True)
         if mt is not None:
-            sy = sync_calls(frame)
-            sy = sy.loc[sy["pid"] == mt[0]]
-            blocked += float(
-                iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum()
-            )
             la = launches(frame)
             la = la.loc[la["pid"] == mt[0]]
             if len(la):
@@ -520,14 +514,22 @@ def sync_saving_us(frame: TraceFrame) -> float:
     blocking host-to-device copy is the memcpy finding's)."""
     step = step_time_without_profiler_us(frame)
     overlap = max(step - max(host_time_us(frame), gpu_time_us(frame)), 0.0)
+    blocked = _in_syncs_us(frame, with_h2d_copies=False)
+    return float(min(overlap, blocked / max(step_stats(frame).count, 1)))
+
+
+def _in_syncs_us(frame: TraceFrame, with_h2d_copies: bool) -> float:
+    """µs of the step windows the launching process sat in synchronising calls (with or
+    without the blocking host-to-device copies, which are the memcpy finding's)."""
     mt = main_thread(frame)
     if mt is None:
         return 0.0
     sy = sync_calls(frame)
-    sy = sy.loc[(sy["pid"] == mt[0]) & ~sy["h2d_copy"].to_numpy()]
+    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (with_h2d_copies | ~sy["h2d_copy"].to_numpy())]
     ws, we = step_windows(frame)
-    blocked = iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum()
-    return float(min(overlap, float(blocked) / max(step_stats(frame).count, 1)))
+    return float(
+        iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum()
+    )
 
 
 def idle_by_owner(frame: TraceFrame) -> dict[str, float]:
@@ -652,14 +654,14 @@ OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
 
 
 def launched_in_optimizer(frame: TraceFrame, gpu_ops: pd.DataFrame) -> np.ndarray:
-    """For rows of frame.gpu_ops: launched by the host inside Optimizer.step."""
+    """For rows of frame.gpu_ops: launched by a CPU op that began inside Optimizer.step."""
     os_, oe = optimizer_spans(frame)
-    launch = gpu_ops["launch"].to_numpy()
+    op = gpu_ops["op"].to_numpy()
     if not len(os_) or not len(gpu_ops):
         return np.zeros(len(gpu_ops), dtype=bool)
-    ts = frame.runtime["ts"].to_numpy()[np.maximum(launch, 0)]
+    ts = frame.cpu_ops["ts"].to_numpy()[np.maximum(op, 0)]
     i = np.searchsorted(os_, ts, side="right") - 1
-    return (launch >= 0) & (i >= 0) & (ts < oe[np.maximum(i, 0)])
+    return (op >= 0) & (i >= 0) & (ts < oe[np.maximum(i, 0)])
 
 
 def optimizer_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -134,25 +134,10 @@ def resnet18_small_batch(variant: str) -> Built:
     torch = _torch()
     import torchvision
 
+    model = torchvision.models.resnet18(weights=None)
     batch = 256 if variant == "fixed" else 8
-    model = torchvision.models.resnet18(weights=None).cuda().to(memory_format=torch.channels_last)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
-    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (batch,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    return Built(
-        step,
-        batch,
-        {"model": "resnet18", "autocast": "bf16", "channels_last": True},
-        timed_steps=20,
-    )
+    built = _image_train(torch, model, "resnet18", batch, fixed=True, fused_adamw=False)
+    return replace(built, timed_steps=20)
 
 
 def small_h2d_copies(variant: str) -> Built:

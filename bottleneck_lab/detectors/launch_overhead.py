@@ -70,13 +70,10 @@ ACCUMULATE_GRAD = re.compile(r"^torch::autograd::AccumulateGrad$")  # one per pa
 
 def _per_tensor_optimizer_excess_us(frame: TraceFrame, k) -> tuple[float, dict]:
     """GPU time of a per-tensor (for-loop) optimizer's kernels beyond what a fused one needs."""
-    os_, oe = facts.optimizer_spans(frame)
-    if not len(os_) or name_mask(k["name"], MULTI_TENSOR).any():
+    if not len(facts.optimizer_spans(frame)[0]) or name_mask(k["name"], MULTI_TENSOR).any():
         return 0.0, {}
     ops = frame.cpu_ops
-    op_ts = ops["ts"].to_numpy()[np.maximum(k["op"].to_numpy(), 0)]
-    i = np.searchsorted(os_, op_ts, side="right") - 1
-    inside = (k["op"].to_numpy() >= 0) & (i >= 0) & (op_ts < oe[np.maximum(i, 0)])
+    inside = facts.launched_in_optimizer(frame, k)
     params = int((name_mask(ops["name"], ACCUMULATE_GRAD) & (ops["step"].to_numpy() >= 0)).sum())
     n_opt = int(inside.sum())
     if not params or n_opt < 2 * params:
