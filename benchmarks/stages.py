@@ -38,6 +38,8 @@ class Clock:
 def stages(path: Path) -> None:
     clock = Clock()
     from bottleneck_lab import analyze as A
+    from bottleneck_lab import detectors as D_
+    from bottleneck_lab import rank_analysis as R
     from bottleneck_lab import facts, memory
     from bottleneck_lab.efficiency import PeakChoice, efficiency
     from bottleneck_lab.report.json_report import render_json
@@ -59,11 +61,11 @@ def stages(path: Path) -> None:
     clock.mark("FLOPs, efficiency")
     memory.analyze(frame)
     clock.mark("memory")
-    A.summarize(frame, peak)
+    R.summarize(frame, peak)
     clock.mark("summary (the rest)")
-    cfgs = A.configs(None)
-    for code, det in A.REGISTRY.items():
-        if A.missing_prerequisite(frame, det.requires) is None:
+    cfgs = D_.configs(None)
+    for code, det in D_.REGISTRY.items():
+        if R.missing_prerequisite(frame, det.requires) is None:
             det.detect(frame, cfgs[code])
             clock.mark(f"detector {code}")
     d = A.diagnose([frame], None, path=str(path), peak=peak)
