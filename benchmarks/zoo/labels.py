@@ -210,6 +210,53 @@ HOLDOUT: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 2 (2026-11-23, second session): six more architectures, labels written and committed
+# before their capture. Three pairs test a fix whose worth is not known from the build alone
+# (torch.compile on Swin and T5, a 8x larger LSTM batch); their bad run is labelled by a rule
+# fixed in advance, from the sidecars' synchronised times only: the fix's kind when the fix
+# measures >= 10% saving, healthy otherwise. "Healthy" runs may be GPU-starved by the host:
+# if the sidecar's GPU busy time is under 80% of the synchronised step, host_bound is allowed.
+CONDITIONAL_MIN_SAVING_PCT = 10.0
+HOLDOUT2: tuple[Scenario, ...] = (
+    Scenario(
+        "bert_large_healthy",
+        "HF BERT-large (config) MLM training, BF16 autocast, 16 x 512 tokens, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "opt_precision",
+        "HF OPT (config: 12 x 1024) causal-LM training, 8 x 512 tokens, fused AdamW: default "
+        "flags (FP32 matmuls) vs BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "resnet50_infer_b1",
+        "torchvision ResNet-50 inference, BF16 + channels_last, inference_mode: batch 1 vs 256",
+        {"bad": Run(_k("small_batch", "launch_overhead", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "swin_t_compile",
+        "torchvision Swin-T training, BF16 autocast, batch 128, fused AdamW: eager vs "
+        "torch.compile(model)",
+        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "t5_compile",
+        "HF T5-small (config) training, BF16 autocast, 32 x (512 + 128) tokens, fused AdamW: "
+        "eager vs torch.compile(model)",
+        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "lstm_lm_batch",
+        "2-layer cuDNN LSTM language model (1024 hidden, 256 tokens), BF16, fused AdamW: "
+        "batch 32 vs 256",
+        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        fix_kind="small_batch",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -270,5 +317,5 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + DEMOS
+ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + DEMOS
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -647,6 +647,198 @@ def llama_compile(variant: str) -> Built:
     return _llama_train(compiled=variant == "fixed")
 
 
+# ---- holdout 2: models no rule was written against (labels fixed before capture) ---------------
+
+
+def bert_large_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    cfg = BertConfig(
+        hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096
+    )
+    model = BertForMaskedLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(
+        step,
+        16,
+        {
+            "model": "bert-large (config)",
+            "tokens": 16 * 512,
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused)",
+        },
+    )
+
+
+def _compiled_pair(torch, model, compiled: bool, make_loss, batch: int, config: dict) -> Built:
+    """Eager vs torch.compile(model) on the same step; FLOPs counted on the eager step."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model) if compiled else model
+
+    def train(m):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = make_loss(m)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    def eager_step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = make_loss(model)
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+
+    return Built(
+        lambda: train(run),
+        batch,
+        {**config, "autocast": "bf16", "optimizer": "AdamW(fused)", "compiled": compiled},
+        flop_step=eager_step if compiled else None,
+        flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides its ops)"
+        if compiled
+        else None,
+    )
+
+
+def swin_t_compile(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.swin_t(weights=None).cuda()
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    return _compiled_pair(
+        torch,
+        model,
+        variant == "fixed",
+        lambda m: torch.nn.functional.cross_entropy(m(x), y),
+        128,
+        {"model": "swin_t"},
+    )
+
+
+def t5_compile(variant: str) -> Built:
+    torch = _torch()
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    cfg = T5Config(d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8)
+    model = T5ForConditionalGeneration(cfg).cuda()
+    src = torch.randint(0, cfg.vocab_size, (32, 512), device="cuda")
+    tgt = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
+    return _compiled_pair(
+        torch,
+        model,
+        variant == "fixed",
+        lambda m: m(input_ids=src, labels=tgt).loss,
+        32,
+        {"model": "t5-small (config)", "tokens": 32 * (512 + 128)},
+    )
+
+
+def opt_precision(variant: str) -> Built:
+    torch = _torch()
+    from transformers import OPTConfig, OPTForCausalLM
+
+    cfg = OPTConfig(
+        hidden_size=1024,
+        num_hidden_layers=12,
+        ffn_dim=4096,
+        num_attention_heads=16,
+        word_embed_proj_dim=1024,
+    )
+    model = OPTForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    bf16 = variant == "fixed"
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(
+        step,
+        8,
+        {
+            "model": "OPT (config: 12 x 1024)",
+            "tokens": 8 * 512,
+            "autocast": "bf16" if bf16 else None,
+            "optimizer": "AdamW(fused)",
+            "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+        },
+    )
+
+
+def resnet50_infer_b1(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().eval()
+    model = model.to(memory_format=torch.channels_last)
+    batch = 256 if variant == "fixed" else 1
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            model(x)
+
+    return Built(
+        step,
+        batch,
+        {"model": "resnet50 inference", "autocast": "bf16", "channels_last": True},
+        timed_steps=5 if batch > 1 else 50,
+    )
+
+
+def lstm_lm_batch(variant: str) -> Built:
+    torch = _torch()
+    nn = torch.nn
+
+    class LSTMLM(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(8000, 1024)
+            self.lstm = nn.LSTM(1024, 1024, num_layers=2, batch_first=True)
+            self.head = nn.Linear(1024, 8000)
+
+        def forward(self, ids):
+            return self.head(self.lstm(self.emb(ids))[0])
+
+    model = LSTMLM().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    batch = 256 if variant == "fixed" else 32
+    ids = torch.randint(0, 8000, (batch, 256), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            logits = model(ids)
+            loss = nn.functional.cross_entropy(logits.flatten(0, 1), ids.flatten())
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return Built(
+        step,
+        batch,
+        {
+            "model": "2-layer LSTM LM (cuDNN), 1024 hidden, 256 tokens",
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused)",
+        },
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -665,6 +857,12 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         convnext_tiny_healthy,
         efficientnet_precision,
         llama_compile,
+        bert_large_healthy,
+        swin_t_compile,
+        t5_compile,
+        opt_precision,
+        resnet50_infer_b1,
+        lstm_lm_batch,
     )
 }
 
