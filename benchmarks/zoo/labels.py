@@ -227,7 +227,8 @@ HOLDOUT2: tuple[Scenario, ...] = (
         "opt_precision",
         "HF OPT (config: 12 x 1024) causal-LM training, 8 x 512 tokens, fused AdamW: default "
         "flags (FP32 matmuls) vs BF16 autocast",
-        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        # fixed: GPU busy 23.7 ms of a 46.1 ms synchronised step (51%): host_bound by the rule
+        {"bad": Run(_k("precision")), "fixed": Run(None, _k("host_bound"))},
     ),
     Scenario(
         "resnet50_infer_b1",
@@ -238,21 +239,25 @@ HOLDOUT2: tuple[Scenario, ...] = (
         "swin_t_compile",
         "torchvision Swin-T training, BF16 autocast, batch 128, fused AdamW: eager vs "
         "torch.compile(model)",
-        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        # measured: 69.49 -> 34.57 ms (50.3% saved): fusion by the rule
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
         fix_kind="fusion",
     ),
     Scenario(
         "t5_compile",
         "HF T5-small (config) training, BF16 autocast, 32 x (512 + 128) tokens, fused AdamW: "
         "eager vs torch.compile(model)",
-        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        # measured: 73.16 -> 38.49 ms (47.4% saved): fusion by the rule; fixed: GPU busy 28.0
+        # ms of a 38.5 ms synchronised step (73%): host_bound allowed by the rule
+        {"bad": Run(_k("fusion")), "fixed": Run(None, _k("host_bound"))},
         fix_kind="fusion",
     ),
     Scenario(
         "lstm_lm_batch",
         "2-layer cuDNN LSTM language model (1024 hidden, 256 tokens), BF16, fused AdamW: "
         "batch 32 vs 256",
-        {"bad": HEALTHY, "fixed": HEALTHY},  # bad: set by the rule above once measured
+        # measured: 0.847 -> 0.141 ms per sample (83.3% saved): small_batch by the rule
+        {"bad": Run(_k("small_batch")), "fixed": HEALTHY},
         fix_kind="small_batch",
     ),
 )

@@ -730,7 +730,9 @@ def t5_compile(variant: str) -> Built:
     torch = _torch()
     from transformers import T5Config, T5ForConditionalGeneration
 
-    cfg = T5Config(d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8)
+    cfg = T5Config(
+        d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
+    )
     model = T5ForConditionalGeneration(cfg).cuda()
     src = torch.randint(0, cfg.vocab_size, (32, 512), device="cuda")
     tgt = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
