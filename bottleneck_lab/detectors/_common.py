@@ -60,9 +60,11 @@ def idle_finding(
     fix: str,
     min_share_pct: float,
     extra: dict | None = None,
+    total_us: float | None = None,
 ) -> list[Finding]:
-    """A finding for the idle time attributed to one cause, or none below `min_share_pct`."""
-    total = facts.idle_by_owner(frame)[cause]
+    """A finding for the idle time attributed to one cause (or `total_us` of it, where the
+    detector promises less than all), or none below `min_share_pct`."""
+    total = facts.idle_by_owner(frame)[cause] if total_us is None else total_us
     per_step, share = cost(frame, total)
     if share < min_share_pct:
         return []

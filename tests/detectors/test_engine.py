@@ -218,7 +218,8 @@ def test_kernels_without_runtime_calls_load_and_skip_the_launch_detectors():
     # Crashed the loader (IndexError in build_frame) before frame.py's _follow.
     d = diagnose([load(sc.kernels_without_runtime())])
     assert d.skipped["sync-stall"] == "skipped: trace has no CUDA runtime calls"
-    assert d.errors == {} and finding(d, "gpu-idle") is not None
+    # gpu-idle ran (its only idle, 10 µs at each step's start, is kernel-switch latency: no finding)
+    assert d.errors == {} and "gpu-idle" not in d.skipped
 
 
 # --- failures contained -------------------------------------------------------------------------

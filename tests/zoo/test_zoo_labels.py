@@ -31,13 +31,23 @@ PAIRS = [
 ]
 
 # (scenario, variant) -> why the diagnosis is not yet right
-WRONG_TOP: dict[tuple[str, str], str] = {}
+WRONG_TOP: dict[tuple[str, str], str] = {
+    ("swin_t_compile", "bad"): "holdout 2: torch.compile saved 50.3% of eager Swin-T; fusion "
+    "finds too few chains of three elementwise kernels, while what Inductor removes is mostly "
+    "layout copies (15 ms of aten::copy_ per step), rolls, norms and softmax",
+}
 FALSE_ALARMS: dict[tuple[str, str], str] = {}
 SAVING_OFF = {
     "llama_compile": "holdout: torch.compile saved 45.7% of the eager HF Llama step; fusion "
     "predicts 15.6%: it counts elementwise chains of three or more kernels, while much of what "
     "Inductor removes is single casts, multiplies and copies between matmuls",
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
+    "t5_compile": "holdout 2: torch.compile saved 47.4% of eager T5; fusion predicts 13.9%, for "
+    "the same reason as llama_compile",
+    "swin_t_compile": "holdout 2: no fusion estimate (see WRONG_TOP) against 50.3% measured",
+    "lstm_lm_batch": "holdout 2: an 8x batch saved 83.3% per sample; small_batch judges the batch "
+    "from the matrix work it can see, and the LSTM's recurrent products run inside cuDNN's RNN "
+    "op, whose shapes the trace does not break down",
 }
 
 

@@ -1,0 +1,89 @@
+"""What torch.compile saves on zoo runs: the measured answer that fusion's estimate is held to.
+
+    python benchmarks/zoo/compile_savings.py vit_b16_healthy resnet50_precision:fixed ...
+
+For each NAME[:VARIANT] (variant defaults to the scenario's first run), in its own process: build
+the run's step (benchmarks/zoo/scenarios.py), time it eagerly outside the profiler (3 warm-up
+steps, then blocks of steps between synchronisations, as the capture sidecars do), then wrap the
+whole step in torch.compile (default mode; the backward and optimizer stay eager or are compiled
+as Dynamo decides), warm it up (that compiles) and time it again. Prints one JSON line per run and
+a table last. Zoo pairs built as eager vs torch.compile(model) (llama_compile, swin_t_compile,
+t5_compile) measure the same thing with the model alone compiled.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1])]
+
+
+def measure(name: str, variant: str) -> dict:
+    import scenarios
+    import torch
+
+    from bottleneck_lab.capture import TimingSettings, time_steps
+
+    built = scenarios.BUILDERS[name](variant)
+    timing = TimingSettings(min_seconds=1.0)
+    steps = built.timed_steps
+    for _ in range(3):
+        built.step()
+    eager = time_steps(built.step, "cuda", steps, timing)["step_time_ms"]["median"]
+    compiled_step = torch.compile(built.step)
+    t0 = time.perf_counter()
+    for _ in range(3):
+        compiled_step()
+    torch.cuda.synchronize()
+    compile_s = time.perf_counter() - t0
+    compiled = time_steps(compiled_step, "cuda", steps, timing)["step_time_ms"]["median"]
+    return {
+        "run": f"{name}/{variant}",
+        "eager_ms": round(eager, 3),
+        "compiled_ms": round(compiled, 3),
+        "saving_pct": round(100 * (1 - compiled / eager), 1),
+        "compile_s": round(compile_s, 1),
+        "torch": torch.__version__,
+        "device": torch.cuda.get_device_name(),
+    }
+
+
+def main() -> int:
+    import labels
+
+    if len(sys.argv) == 4 and sys.argv[1] == "--one":
+        print("RESULT " + json.dumps(measure(sys.argv[2], sys.argv[3])), flush=True)
+        return 0
+    rows = []
+    for arg in sys.argv[1:]:
+        name, _, variant = arg.partition(":")
+        variant = variant or next(iter(labels.BY_NAME[name].runs))
+        proc = subprocess.run(
+            [sys.executable, __file__, "--one", name, variant],
+            capture_output=True,
+            text=True,
+            timeout=400,
+        )
+        lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+        if not lines:
+            print(f"--- {arg} failed:\n{proc.stderr[-2000:]}", flush=True)
+            continue
+        row = json.loads(lines[-1][len("RESULT ") :])
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    print(f"\n{'run':<36}{'eager ms':>10}{'compiled ms':>13}{'saving':>8}{'compile s':>11}")
+    for r in rows:
+        print(
+            f"{r['run']:<36}{r['eager_ms']:>10.2f}{r['compiled_ms']:>13.2f}"
+            f"{r['saving_pct']:>7.1f}%{r['compile_s']:>11.0f}"
+        )
+    return 0 if len(rows) == len(sys.argv) - 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
