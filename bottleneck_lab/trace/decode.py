@@ -365,6 +365,14 @@ OBJECT_ARGS_OF_KIND = {
 }
 
 
+def _floats_of(get: Any, items: tuple | list) -> np.ndarray:
+    """`_floats` of `get` applied to each item, without a list in between when all are numbers."""
+    try:
+        return np.fromiter(map(get, items), dtype=np.float64, count=len(items))
+    except (TypeError, ValueError, OverflowError):
+        return _floats(list(map(get, items)))
+
+
 def _floats(values: list) -> np.ndarray:
     """Numbers (None -> NaN); strings such as "12" or "0x0" are parsed, anything else is NaN."""
     try:
@@ -435,11 +443,12 @@ class _Columns:
         self.objects: dict[bytes, Any] = {b"null": None}  # raw JSON -> its decoded value
         self.parts: dict[int, dict[str, list]] = {}
 
-    def _ids(self, values: tuple) -> np.ndarray:
-        """pid/tid as ints; the rare string id gets a stable negative code."""
+    def _ids(self, get: Any, items: tuple | list) -> np.ndarray:
+        """pid/tid (`get` of each item) as ints; the rare string id gets a stable negative code."""
         try:
-            return np.fromiter(values, dtype=np.int64, count=len(values))
+            return np.fromiter(map(get, items), dtype=np.int64, count=len(items))
         except (TypeError, ValueError, OverflowError):
+            values = list(map(get, items))
             extra = self.string_ids
             return np.array(
                 [
@@ -454,6 +463,8 @@ class _Columns:
     def _objects(self, values: list) -> np.ndarray:
         """Raw JSON values (None = absent) decoded, each distinct text once; rows with the same
         shapes share one (read-only) list."""
+        if values.count(None) == len(values):  # traces recorded without shapes
+            return np.empty(len(values), dtype=object)  # all None
         keys = [b"null" if v is None else bytes(v) for v in values]
         known = self.objects
         new = list(set(keys).difference(known))
@@ -479,15 +490,15 @@ class _Columns:
             rows = np.flatnonzero(kinds == kind)
             picked = itemgetter(*rows.tolist())(events) if len(rows) > 1 else (events[rows[0]],)
             chunk = {
-                "ts": _floats(list(map(_TS, picked))),
-                "dur": _floats(list(map(_DUR, picked))),
+                "ts": _floats_of(_TS, picked),
+                "dur": _floats_of(_DUR, picked),
                 "name": names[rows],
-                "pid": self._ids(list(map(_PID, picked))),
-                "tid": self._ids(list(map(_TID, picked))),
+                "pid": self._ids(_PID, picked),
+                "tid": self._ids(_TID, picked),
             }
             args = list(map(_ARGS, picked))
             for f in ARGS_OF_KIND.get(kind, ()):
-                chunk[f] = _floats(list(map(attrgetter(f), args)))
+                chunk[f] = _floats_of(attrgetter(f), args)
             for f in OBJECT_ARGS_OF_KIND.get(kind, ()):
                 chunk[f] = self._objects(list(map(attrgetter(f), args)))
             if kind in (KERNEL, RUNTIME):  # ROCm writes grid and block on the launch call
