@@ -39,8 +39,8 @@ def stages(path: Path) -> None:
     clock = Clock()
     from bottleneck_lab import analyze as A
     from bottleneck_lab import detectors as D_
-    from bottleneck_lab import rank_analysis as R
     from bottleneck_lab import facts, memory
+    from bottleneck_lab import rank_analysis as R
     from bottleneck_lab.efficiency import PeakChoice, efficiency
     from bottleneck_lab.report.json_report import render_json
     from bottleneck_lab.trace import decode as D
