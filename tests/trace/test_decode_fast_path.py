@@ -1,0 +1,108 @@
+"""decode's fast path (cutting the traceEvents array into pieces by its text) gives exactly what
+the general path (splitting the whole file with msgspec first) gives, and hands over to it
+whenever the text fools its guesses."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from bottleneck_lab.trace import decode as D
+from bottleneck_lab.trace.synth import training_trace
+
+
+def _general(path, monkeypatch) -> D.RawTrace:
+    with monkeypatch.context() as m:
+        m.setattr(D, "_fast_columns", lambda data: None)
+        return D.decode(path)
+
+
+def _assert_same(a: D.RawTrace, b: D.RawTrace) -> None:
+    assert a.metadata == b.metadata
+    assert a.device_properties == b.device_properties
+    assert a.distributed_info == b.distributed_info
+    assert (a.dropped_events, a.repairs) == (b.dropped_events, b.repairs)
+    assert sorted(a.tables) == sorted(b.tables)
+    for kind in a.tables:
+        ta, tb = a.tables[kind], b.tables[kind]
+        assert list(ta) == list(tb)
+        for col in ta:
+            x, y = ta[col], tb[col]
+            assert x.dtype == y.dtype, (kind, col)
+            if col == "name":  # codes into `names`, numbered in the order names were met
+                assert [a.names[i] for i in x] == [b.names[i] for i in y]
+            elif x.dtype == object:
+                assert x.tolist() == y.tolist(), (kind, col)
+            else:
+                np.testing.assert_array_equal(x, y, err_msg=f"{kind} {col}")
+
+
+def _events() -> list[dict]:
+    return json.loads(training_trace().dumps())["traceEvents"]
+
+
+def _doc(events: list[dict], **extra) -> dict:
+    return {"schemaVersion": 1, "traceEvents": events, **extra}
+
+
+CASES = {
+    "compact": lambda: json.dumps(_doc(_events(), traceName="x")),
+    "kineto layout": lambda: json.dumps(_doc(_events(), traceName="x"), indent=2),
+    "events key first, metadata after": lambda: json.dumps(
+        {"traceEvents": _events(), "deviceProperties": [{"id": 0, "numSms": 80}], "z": [1, 2]}
+    ),
+    "array in the suffix ending in an object": lambda: json.dumps(_doc(_events(), tail=[{"a": 1}])),
+    "'}, {' inside a name": lambda: json.dumps(
+        _doc([{**e, "name": "f}, {g"} if i == 3 else e for i, e in enumerate(_events())])
+    ),
+    "'}, {' inside every name": lambda: json.dumps(
+        _doc([{**e, "name": e.get("name", "") + "}, {g"} for e in _events()])
+    ),
+    "traceEvents nested in metadata first": lambda: json.dumps(
+        {"meta": {"traceEvents": [{"ph": "X"}]}, "traceEvents": _events()}
+    ),
+    "empty traceEvents": lambda: json.dumps(_doc([])),
+    "string pid and tid on GPU rows": lambda: json.dumps(
+        _doc(
+            [
+                {**e, "pid": "GPU 0", "tid": "stream 7"} if e.get("cat") == "kernel" else e
+                for e in _events()
+            ]
+        )
+    ),
+    "an event the schema does not fit": lambda: json.dumps(
+        _doc([{**e, "pid": 1.5} if i == 5 else e for i, e in enumerate(_events())])
+    ),
+    "NaN in an event": lambda: re.sub(
+        r'"dur": [0-9.]+', '"dur": NaN', json.dumps(_doc(_events())), count=1
+    ),
+    "bare event array": lambda: json.dumps(_events()),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("piece", [64, 1 << 17])
+def test_fast_path_matches_the_general_path(case, piece, tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(CASES[case]())
+    monkeypatch.setattr(D, "PIECE_BYTES", piece)
+    _assert_same(D.decode(path), _general(path, monkeypatch))
+
+
+def test_fast_path_reads_plain_traces_itself(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_doc(_events()), indent=2))
+    assert D._fast_columns(D.read_bytes(path)) is not None
+
+
+@pytest.mark.parametrize(
+    "case", ["'}, {' inside every name", "traceEvents nested in metadata first", "NaN in an event"]
+)
+def test_fast_path_declines_what_it_cannot_cut(case, tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(CASES[case]())
+    monkeypatch.setattr(D, "PIECE_BYTES", 64)
+    assert D._fast_columns(D.read_bytes(path)) is None
