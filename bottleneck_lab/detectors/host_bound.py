@@ -6,6 +6,9 @@ Likely cause: Python-side work in the step: metrics, logging, numpy, tokenisatio
 tensors on the host, per-step object creation.
 Fix: move the work out of the step (do it every N steps, or asynchronously), keep tensors on the
 GPU, or overlap it with GPU work by launching the next step's kernels first.
+Estimate: the idle left once the profiler's own host cost is taken out at the highest share of
+host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH), since the profiler slows the
+very host work these gaps wait on.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ Likely cause: cross-stream waits (cudaStreamWaitEvent), work on another device o
 kernels launched from threads the profiler did not record, or CPU-GPU clock skew.
 Fix: open the largest gaps listed in the evidence in Perfetto and look at what the other streams
 and threads were doing; overlapping independent work on separate streams can fill them.
+Gaps of at most KERNEL_SWITCH_US before a kernel already queued are the GPU's own latency from
+one kernel to the next, not a wait: they are counted in the evidence, not promised as a saving.
 The evidence also lists idle time per attributed cause (data loading, sync, launch, host), each of
 which its own detector reports, so this total never double counts.
 """

@@ -458,3 +458,25 @@ def test_verdict_without_a_time_estimate_renders():
     text = " ".join(render_text(d).split())  # unwrap
     assert "Main bottleneck: Peak memory at 97% of the GPU." in text and "It costs" not in text
     assert "Peak memory" in render_markdown(d)
+
+
+def test_gpu_idle_leaves_kernel_switch_gaps_out_of_its_promise():
+    # 30 queued kernels of 15 µs, each 5 µs after the last: 145 µs of idle per 1 ms step, all
+    # kernel-to-kernel latency (the GPU had the next kernel queued). A cuDNN LSTM at batch 32
+    # looks like this; no stream or event explains it, so gpu-idle promises nothing for it.
+    from bottleneck_lab.detectors._examples import launch, steps
+
+    def trace(gap_us: float) -> TraceBuilder:
+        b = TraceBuilder()
+        for t0 in steps(b, cpu_us=40):
+            for i in range(30):
+                launch(b, t0 + i, t0 + 5 + i * (15 + gap_us), 15, kernel="gemm_a")
+        return b
+
+    d = diagnose_trace(trace(5.0))
+    assert finding(d, "gpu-idle") is None
+    frame = load(trace(5.0))
+    assert facts.idle_by_owner(frame)["gpu_idle"] >= 0.14 * 1000 * len(frame.steps)
+    # the same kernels 12 µs apart: longer than any kernel switch, so the wait is reported
+    f = finding(diagnose_trace(trace(12.0)), "gpu-idle")
+    assert f is not None and f.evidence["kernel_switch_gaps_per_step"] <= 1
