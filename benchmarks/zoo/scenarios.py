@@ -49,6 +49,20 @@ def _torch():
     return torch
 
 
+def _train_step(torch, opt, loss_of: Callable[[], Any], bf16: bool = True) -> Callable[[], None]:
+    """The training step most runs take: the forward and loss under BF16 autocast (unless bf16
+    is False), then zero_grad(set_to_none=True), backward and the optimizer step."""
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+            loss = loss_of()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step
+
+
 # ---- scenarios ----------------------------------------------------------------------------------
 
 
@@ -79,12 +93,7 @@ def gpt2_adamw_foreach(variant: str) -> Built:
     )
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -110,12 +119,7 @@ def gpt2_gelu_fusion(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -460,12 +464,7 @@ def near_capacity_memory(variant: str) -> Built:
     model.train()
     ids = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -552,13 +551,9 @@ def _image_train(torch, model, name: str, batch: int, fixed: bool, fused_adamw: 
     )
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
     y = torch.randint(0, 1000, (batch,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=fixed):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(
+        torch, opt, lambda: torch.nn.functional.cross_entropy(model(x), y), bf16=fixed
+    )
 
     return Built(
         step,
@@ -605,46 +600,18 @@ def _llama(torch):
     return LlamaForCausalLM(cfg).cuda(), cfg
 
 
-def _llama_train(compiled: bool) -> Built:
+def llama_compile(variant: str) -> Built:
     torch = _torch()
     model, cfg = _llama(torch)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    run = torch.compile(model) if compiled else model
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-
-    def step(m=run):
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = m(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
-    def eager_step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        model.zero_grad(set_to_none=True)
-
-    return Built(
-        step,
+    return _compiled_pair(
+        torch,
+        model,
+        variant == "fixed",
+        lambda m: m(input_ids=ids, labels=ids).loss,
         8,
-        {
-            "model": "llama (config: 8 x 1024)",
-            "tokens": 8 * 1024,
-            "autocast": "bf16",
-            "optimizer": "AdamW(fused)",
-            "attention": "sdpa",
-            "compiled": compiled,
-        },
-        flop_step=eager_step if compiled else None,
-        flops_note="FlopCounterMode over the same step run eagerly (a compiled step hides its ops)"
-        if compiled
-        else None,
+        {"model": "llama (config: 8 x 1024)", "tokens": 8 * 1024, "attention": "sdpa"},
     )
-
-
-def llama_compile(variant: str) -> Built:
-    return _llama_train(compiled=variant == "fixed")
 
 
 # ---- holdout 2: models no rule was written against (labels fixed before capture) ---------------
@@ -661,12 +628,7 @@ def bert_large_healthy(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -685,13 +647,6 @@ def _compiled_pair(torch, model, compiled: bool, make_loss, batch: int, config: 
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     run = torch.compile(model) if compiled else model
 
-    def train(m):
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = make_loss(m)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
     def eager_step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = make_loss(model)
@@ -699,7 +654,7 @@ def _compiled_pair(torch, model, compiled: bool, make_loss, batch: int, config: 
         model.zero_grad(set_to_none=True)
 
     return Built(
-        lambda: train(run),
+        _train_step(torch, opt, lambda: make_loss(run)),
         batch,
         {**config, "autocast": "bf16", "optimizer": "AdamW(fused)", "compiled": compiled},
         flop_step=eager_step if compiled else None,
@@ -761,13 +716,7 @@ def opt_precision(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
     bf16 = variant == "fixed"
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
-            loss = model(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss, bf16=bf16)
 
     return Built(
         step,
@@ -821,14 +770,9 @@ def lstm_lm_batch(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     batch = 256 if variant == "fixed" else 32
     ids = torch.randint(0, 8000, (batch, 256), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            logits = model(ids)
-            loss = nn.functional.cross_entropy(logits.flatten(0, 1), ids.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    step = _train_step(
+        torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())
+    )
 
     return Built(
         step,
