@@ -274,12 +274,8 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     # The host paid the profiler for every op it recorded, and a host that falls behind shows it
     # as idle in the gaps where the GPU waited on it: take that cost (capped at those gaps) out of
     # them in proportion to their length.
-    host = np.isin(cause, HOST_CAUSES)
-    host_idle = float(dur[host].sum())
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
-    profiler_us = np.where(
-        host, dur * (min(recorded, host_idle) / host_idle if host_idle > 0 else 0.0), 0.0
-    )
+    profiler_us = _profiler_us_of_gaps(dur, np.isin(cause, HOST_CAUSES), recorded)
     return pd.DataFrame(
         {
             "start": gs,
@@ -548,6 +544,14 @@ def idle_by_owner(frame: TraceFrame) -> dict[str, float]:
     return c["owners"]
 
 
+def _profiler_us_of_gaps(dur: np.ndarray, host: np.ndarray, recorded_us: float) -> np.ndarray:
+    """The profiler's `recorded_us` of host cost spread over the host-caused gaps (`host`) in
+    proportion to their length, capped at their idle; nothing on the others."""
+    host_idle = float(dur[host].sum())
+    share = min(recorded_us, host_idle) / host_idle if host_idle > 0 else 0.0
+    return np.where(host, dur * share, 0.0)
+
+
 def host_idle_at_high_profiler_share(frame: TraceFrame, owner: str) -> float:
     """Idle µs of the gaps `owner` reports, had the profiler cost the host its highest measured
     share (PROFILER_SHARE_OF_HOST_OP_HIGH) rather than the median: the part no plausible
@@ -556,13 +560,10 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, owner: str) -> float:
     if not len(gaps):
         return 0.0
     dur = gaps["dur"].to_numpy()
-    host = np.isin(gaps["cause"].to_numpy(), HOST_CAUSES)
-    host_idle = float(dur[host].sum())
     high = PROFILER_SHARE_OF_HOST_OP_HIGH / PROFILER_SHARE_OF_HOST_OP
     recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
-    kept = 1.0 - min(recorded, host_idle) / host_idle if host_idle > 0 else 1.0
-    mine = gap_owners(frame) == owner
-    return float(np.where(host, dur * kept, gaps["exposed_us"].to_numpy())[mine].sum())
+    exposed = dur - _profiler_us_of_gaps(dur, np.isin(gaps["cause"], HOST_CAUSES), recorded)
+    return float(exposed[gap_owners(frame) == owner].sum())
 
 
 def launch_idle_outside_optimizer(frame: TraceFrame) -> float:

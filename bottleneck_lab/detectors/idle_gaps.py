@@ -43,9 +43,9 @@ KERNEL_SWITCH_US = 10.0
 def detect(frame: TraceFrame, cfg: Config):
     by_cause = {k: round(v, 1) for k, v in facts.idle_by_cause(frame).items()}
     gaps = facts.idle_gaps(frame)
+    exposed = gaps["exposed_us"].to_numpy(dtype=float)
     mine = facts.gap_owners(frame) == "gpu_idle"
-    switch = mine & (gaps["dur"].to_numpy() <= KERNEL_SWITCH_US)
-    waits = float(gaps["exposed_us"].to_numpy()[mine & ~switch].sum()) if len(gaps) else 0.0
+    switch = mine & (gaps["dur"].to_numpy(dtype=float) <= KERNEL_SWITCH_US)
     n = max(len(frame.steps), 1)
     return idle_finding(
         frame,
@@ -60,11 +60,9 @@ def detect(frame: TraceFrame, cfg: Config):
         extra={
             "idle_us_by_cause": by_cause,
             "kernel_switch_gaps_per_step": round(int(switch.sum()) / n, 1),
-            "kernel_switch_us_per_step": round(
-                float(gaps["exposed_us"].to_numpy()[switch].sum()) / n if len(gaps) else 0.0, 1
-            ),
+            "kernel_switch_us_per_step": round(float(exposed[switch].sum()) / n, 1),
         },
-        total_us=waits,
+        total_us=float(exposed[mine & ~switch].sum()),
     )
 
 
