@@ -1,6 +1,7 @@
 """What torch.compile saves on zoo runs: the measured answer that fusion's estimate is held to.
 
     python benchmarks/zoo/compile_savings.py vit_b16_healthy resnet50_precision:fixed ...
+    python benchmarks/zoo/compile_savings.py --model-only vit_b16_healthy ...
 
 For each NAME[:VARIANT] (variant defaults to the scenario's first run), in its own process: build
 the run's step (benchmarks/zoo/scenarios.py), time it eagerly outside the profiler (3 warm-up
@@ -8,7 +9,9 @@ steps, then blocks of steps between synchronisations, as the capture sidecars do
 whole step in torch.compile (default mode; the backward and optimizer stay eager or are compiled
 as Dynamo decides), warm it up (that compiles) and time it again. Prints one JSON line per run and
 a table last. Zoo pairs built as eager vs torch.compile(model) (llama_compile, swin_t_compile,
-t5_compile) measure the same thing with the model alone compiled.
+t5_compile) measure the same thing with the model alone compiled; --model-only measures that
+on the other runs: the step is built twice, as captured and with scenarios.COMPILE_MODEL set
+(the builders then call torch.compile(model) inside the same step), each timed the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 
-def measure(name: str, variant: str) -> dict:
+def measure(name: str, variant: str, model_only: bool) -> dict:
     import scenarios
     import torch
 
@@ -35,7 +38,13 @@ def measure(name: str, variant: str) -> dict:
     for _ in range(3):
         built.step()
     eager = time_steps(built.step, "cuda", steps, timing)["step_time_ms"]["median"]
-    compiled_step = torch.compile(built.step)
+    if model_only:
+        del built
+        torch.cuda.empty_cache()
+        scenarios.COMPILE_MODEL = True
+        compiled_step = scenarios.BUILDERS[name](variant).step
+    else:
+        compiled_step = torch.compile(built.step)
     t0 = time.perf_counter()
     for _ in range(3):
         compiled_step()
@@ -47,6 +56,7 @@ def measure(name: str, variant: str) -> dict:
         "eager_ms": round(eager, 3),
         "compiled_ms": round(compiled, 3),
         "saving_pct": round(100 * (1 - compiled / eager), 1),
+        "compiled": "model" if model_only else "step",
         "compile_s": round(compile_s, 1),
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(),
@@ -56,15 +66,19 @@ def measure(name: str, variant: str) -> dict:
 def main() -> int:
     import labels
 
-    if len(sys.argv) == 4 and sys.argv[1] == "--one":
-        print("RESULT " + json.dumps(measure(sys.argv[2], sys.argv[3])), flush=True)
+    if len(sys.argv) == 5 and sys.argv[1] == "--one":
+        row = measure(sys.argv[2], sys.argv[3], sys.argv[4] == "model")
+        print("RESULT " + json.dumps(row), flush=True)
         return 0
+    args = sys.argv[1:]
+    model_only = "--model-only" in args
+    args = [a for a in args if a != "--model-only"]
     rows = []
-    for arg in sys.argv[1:]:
+    for arg in args:
         name, _, variant = arg.partition(":")
         variant = variant or next(iter(labels.BY_NAME[name].runs))
         proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, variant],
+            [sys.executable, __file__, "--one", name, variant, "model" if model_only else "step"],
             capture_output=True,
             text=True,
             timeout=400,
@@ -82,7 +96,7 @@ def main() -> int:
             f"{r['run']:<36}{r['eager_ms']:>10.2f}{r['compiled_ms']:>13.2f}"
             f"{r['saving_pct']:>7.1f}%{r['compile_s']:>11.0f}"
         )
-    return 0 if len(rows) == len(sys.argv) - 1 else 1
+    return 0 if len(rows) == len(args) else 1
 
 
 if __name__ == "__main__":

@@ -63,6 +63,16 @@ def _train_step(torch, opt, loss_of: Callable[[], Any], bf16: bool = True) -> Ca
     return step
 
 
+# compile_savings.py --model-only sets this: the plain builders then call torch.compile(model) in
+# their step, so what compiling the model alone saves is measured on the very step we captured.
+COMPILE_MODEL = False
+
+
+def _as_run(torch, model):
+    """The model as the step calls it: torch.compile(model) under COMPILE_MODEL, else itself."""
+    return torch.compile(model) if COMPILE_MODEL else model
+
+
 # ---- scenarios ----------------------------------------------------------------------------------
 
 
@@ -93,7 +103,8 @@ def gpt2_adamw_foreach(variant: str) -> Built:
     )
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
 
-    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -119,7 +130,8 @@ def gpt2_gelu_fusion(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
 
-    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -489,10 +501,11 @@ def vit_b16_healthy(variant: str) -> Built:
     x = torch.randn(64, 3, 224, 224, device="cuda")
     y = torch.randint(0, 1000, (64,), device="cuda")
     log = []
+    run = _as_run(torch, model)
 
     def step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss = torch.nn.functional.cross_entropy(run(x), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -517,10 +530,11 @@ def bert_inference_healthy(variant: str) -> Built:
     model = BertForMaskedLM(BertConfig()).cuda().eval()
     ids = torch.randint(0, 30522, (64, 256), device="cuda")
     mask = torch.ones_like(ids)
+    run = _as_run(torch, model)
 
     def step():
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            model(input_ids=ids, attention_mask=mask)
+            run(input_ids=ids, attention_mask=mask)
 
     return Built(
         step,
@@ -551,9 +565,8 @@ def _image_train(torch, model, name: str, batch: int, fixed: bool, fused_adamw: 
     )
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
     y = torch.randint(0, 1000, (batch,), device="cuda")
-    step = _train_step(
-        torch, opt, lambda: torch.nn.functional.cross_entropy(model(x), y), bf16=fixed
-    )
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), bf16=fixed)
 
     return Built(
         step,
@@ -628,7 +641,8 @@ def bert_large_healthy(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
 
-    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
 
     return Built(
         step,
@@ -716,7 +730,8 @@ def opt_precision(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
     bf16 = variant == "fixed"
-    step = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss, bf16=bf16)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss, bf16=bf16)
 
     return Built(
         step,
@@ -739,10 +754,11 @@ def resnet50_infer_b1(variant: str) -> Built:
     model = model.to(memory_format=torch.channels_last)
     batch = 256 if variant == "fixed" else 1
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    run = _as_run(torch, model)
 
     def step():
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            model(x)
+            run(x)
 
     return Built(
         step,
