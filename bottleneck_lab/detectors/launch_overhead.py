@@ -137,7 +137,8 @@ def detect(frame: TraceFrame, cfg: Config):
         **opt_evidence,
         "largest_gaps": gap_evidence(frame, "launch_overhead"),
     }
-    if opt_share >= 0.4 and not multi_tensor:
+    per_parameter_optimizer = opt_share >= 0.4 and not multi_tensor
+    if per_parameter_optimizer:
         fix = (
             f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}) running "
             "one kernel per parameter: construct it with foreach=True or fused=True "
@@ -154,6 +155,14 @@ def detect(frame: TraceFrame, cfg: Config):
         fix += (
             " The batch is also small (see small-batch): a bigger batch gives each launch more "
             "work and spreads the per-step launches over more samples."
+        )
+    elif shorter >= 0.5 and not per_parameter_optimizer:
+        # the shapes can hide the batch (cuDNN's RNN ops, custom kernels) while the kernels
+        # themselves show each launch carries too little work for its cost
+        fix += (
+            " Most kernels run shorter than the call that launched them: if memory allows, a "
+            "bigger batch gives each launch more work and spreads the per-step launches over "
+            "more samples."
         )
     title = (
         f"Kernel launches cannot keep the GPU busy: {share:.1f}% of the step idle, "
