@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from bottleneck_lab.trace.synth import TraceBuilder, load
 REPO = Path(__file__).resolve().parents[2]
 SLOW_RANK = REPO / "traces" / "zoo" / "ddp_slow_rank"
 SAMPLED = EXTERNAL_TRACES / "multirank_128rank_sampled_rank0_rank1"
-try:  # now, before tests/zoo puts benchmarks/zoo (which holds a distributed.py) on sys.path
+try:
     import distributed
 
     HAS_DASK = hasattr(distributed, "LocalCluster")
@@ -140,11 +139,9 @@ def test_bad_jobs_and_missing_dask_are_one_line_exit_2(tmp_path, capsys, monkeyp
 
 
 @pytest.mark.skipif(not HAS_DASK, reason="dask.distributed is not installed")
-def test_dask_cluster_gives_the_local_result(monkeypatch):
+def test_dask_cluster_gives_the_local_result():
     from distributed import LocalCluster
 
-    # worker processes start with this sys.path: benchmarks/zoo/distributed.py must not shadow dask's
-    monkeypatch.setattr(sys, "path", [p for p in sys.path if not p.endswith("zoo")])
     path = SLOW_RANK / "bad"
     local = analyze_ranks(path, jobs=1)[1].to_dict()
     with LocalCluster(

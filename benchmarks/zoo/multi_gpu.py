@@ -1,6 +1,6 @@
 """The zoo's multi-GPU scenarios, one process per GPU (torchrun), captured per rank.
 
-    torchrun --nproc_per_node 2 benchmarks/zoo/distributed.py --scenario ddp_slow_rank --variant bad --out traces/zoo
+    torchrun --nproc_per_node 2 benchmarks/zoo/multi_gpu.py --scenario ddp_slow_rank --variant bad --out traces/zoo
 
 Writes OUT/<scenario>/<variant>/rank<N>.json.gz and rank<N>.meta.json: a directory of per-rank
 traces, as `bottleneck-lab analyze DIR` reads them. Every rank runs the same fixed number of
