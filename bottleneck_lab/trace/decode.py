@@ -23,7 +23,7 @@ import zlib
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 import numpy as np
@@ -116,9 +116,44 @@ class Event(msgspec.Struct, gc=False):
     args: Args = NO_ARGS
 
 
+class _Phased(msgspec.Struct, gc=False, tag_field="ph"):
+    """Event read in a union tagged by `ph` (the fast path): one class per phase below."""
+
+    cat: str | None = None
+    name: str | None = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    ts: Num = None
+    dur: Num = None
+    args: Args = NO_ARGS
+
+
+class _Flow(msgspec.Struct, gc=False, tag_field="ph"):
+    """A flow event ("s", "t", "f": a third of a trace) keeps only what `_Columns.add` reads of
+    every event: its category (always one that makes no row, or the fast path gives up) and its
+    name (so the name table is the general path's). Skipping its ids and timestamp, not
+    allocating them, saves ~10% of the decode (measured: 10x trace 2.16 -> 1.96 s CPU)."""
+
+    cat: str | None = None
+    name: str | None = None
+
+
+# The Chrome trace format's phases. An event of any other phase, or without one, fails the tagged
+# decode; its piece is then decoded untagged, as `Event`s.
+_FULL_PHASES = "B E X i I C b n e S T p F P N O D M V v R c ( )".split()
+
+
+def _phase_class(base: type, ph: str) -> type:
+    return msgspec.defstruct(f"{base.__name__}_{ord(ph)}", [], bases=(base,), tag=ph, gc=False)
+
+
+_PHASED = tuple(_phase_class(_Phased, ph) for ph in _FULL_PHASES)
+_FLOWS = tuple(_phase_class(_Flow, ph) for ph in "stf")
+
 _decode_top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _decode_raw_list = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _decode_events = msgspec.json.Decoder(list[Event]).decode
+_decode_tagged = msgspec.json.Decoder(list[Union[_PHASED + _FLOWS]]).decode  # noqa: UP007
 _decode_any = msgspec.json.Decoder().decode
 
 
@@ -607,10 +642,17 @@ def _fast_columns(
                 m = _BOUNDARY.search(data, pos + PIECE_BYTES, end)
                 if m is not None:
                     cut = m.start() + 1
+            piece = b"[" + data[pos:cut] + b"]"
             try:
-                events = _decode_events(b"[" + data[pos:cut] + b"]")
-            except (msgspec.ValidationError, msgspec.DecodeError):
+                events = _decode_tagged(piece)
+            except msgspec.ValidationError:  # a phase not in the union, or none: read untagged
+                try:
+                    events = _decode_events(piece)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    return None
+            except msgspec.DecodeError:
                 return None
+            del piece
             pos = end if cut == end else m.end() - 1
             # Columns are built from the same 2,000-event chunks as the general path: the codes
             # of string pids/tids are numbered per chunk.
@@ -619,14 +661,17 @@ def _fast_columns(
             else:
                 pending = events
             del events
-            while len(pending) >= CHUNK_EVENTS:
-                acc.add(pending[:CHUNK_EVENTS])
-                del pending[:CHUNK_EVENTS]
+            try:
+                while len(pending) >= CHUNK_EVENTS:
+                    acc.add(pending[:CHUNK_EVENTS])
+                    del pending[:CHUNK_EVENTS]
+                if cut == end and pending:
+                    acc.add(pending)
+            except AttributeError:  # a flow event whose category makes a row: it needs all fields
+                return None
             pieces += 1
             if pieces % RELEASE_EVERY_CHUNKS == 0:
                 _release(mapped)
-        if pending:
-            acc.add(pending)
     finally:
         if gc_was_on:
             gc.enable()

@@ -80,6 +80,49 @@ CASES = {
         r'"dur": [0-9.]+', '"dur": NaN', json.dumps(_doc(_events())), count=1
     ),
     "bare event array": lambda: json.dumps(_events()),
+    # Events are decoded in a union tagged by "ph" (flows keep only cat and name); these must
+    # read exactly as untagged events do.
+    "a phase outside the tagged union": lambda: json.dumps(
+        _doc([{**e, "ph": "Q"} if i == 7 else e for i, e in enumerate(_events())])
+    ),
+    "an event without a phase": lambda: json.dumps(
+        _doc(
+            [
+                {k: v for k, v in e.items() if k != "ph"} if i == 7 else e
+                for i, e in enumerate(_events())
+            ]
+        )
+    ),
+    "flow events among the rows": lambda: json.dumps(
+        _doc(
+            [
+                x
+                for e in _events()
+                for x in (
+                    [
+                        e,
+                        {
+                            "ph": "s",
+                            "id": 1,
+                            "pid": 1,
+                            "tid": 2,
+                            "ts": e["ts"],
+                            "cat": "ac2g",
+                            "name": "ac2g",
+                        },
+                    ]
+                    if e.get("cat") == "cuda_runtime"
+                    else [e]
+                )
+            ]
+        )
+    ),
+    "a flow event with a row's category": lambda: json.dumps(
+        _doc(
+            _events()
+            + [{"ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 5.0, "cat": "kernel", "name": "k"}]
+        )
+    ),
 }
 
 
