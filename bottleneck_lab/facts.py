@@ -115,8 +115,11 @@ def launches(frame: TraceFrame) -> pd.DataFrame:
     """Runtime calls that launched at least one GPU op (any API: the link says it, not the name)."""
     c = _cache(frame)
     if "launches" not in c:
-        rows = np.unique(frame.gpu_ops["launch"].to_numpy())
-        c["launches"] = frame.runtime.iloc[rows[rows >= 0]]
+        # Distinct launch rows, sorted: marked in a mask (np.unique sorts or hashes every op).
+        launched = frame.gpu_ops["launch"].to_numpy()
+        mark = np.zeros(len(frame.runtime), dtype=bool)
+        mark[launched[launched >= 0]] = True
+        c["launches"] = frame.runtime.iloc[np.flatnonzero(mark)]
     return c["launches"]
 
 
