@@ -149,3 +149,71 @@ def test_fast_path_declines_what_it_cannot_cut(case, tmp_path, monkeypatch):
     path.write_text(CASES[case]())
     monkeypatch.setattr(D, "PIECE_BYTES", 64)
     assert D._fast_columns(D.read_bytes(path)) is None
+
+
+# Two processes: on a large trace a forked child decodes the second half (_decode_in_two). Forced
+# here on small traces; the result must be what one process gives, whatever the halves hold.
+TWO_PROCESS_CASES = [
+    "compact",
+    "kineto layout",
+    "'}, {' inside a name",
+    "string pid and tid on GPU rows",
+    "an event the schema does not fit",
+    "a phase outside the tagged union",
+    "flow events among the rows",
+    "a flow event with a row's category",
+    "empty traceEvents",
+]
+
+
+@pytest.mark.parametrize("case", TWO_PROCESS_CASES)
+@pytest.mark.parametrize("piece", [64, 1 << 17])
+def test_two_processes_match_one(case, piece, tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(CASES[case]())
+    monkeypatch.setattr(D, "PIECE_BYTES", piece)
+    monkeypatch.setenv(D.JOBS_ENV, "1")
+    one = D.decode(path)
+    monkeypatch.delenv(D.JOBS_ENV)
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    _assert_same(D.decode(path), one)
+    _assert_same(D.decode(path), _general(path, monkeypatch))
+
+
+def test_two_processes_are_used_and_join_names(tmp_path, monkeypatch):
+    """The child's half really is decoded by the child, and names first met there are added
+    after this process's, in the order the child met them."""
+    events = _events()
+    half = len(events) // 2
+    late = [
+        {**e, "name": f"late_{i}"} if e.get("cat") == "kernel" else e for i, e in enumerate(events)
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_doc(events[:half] + late[half:])))
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    joined = []
+    join = D._join
+    monkeypatch.setattr(D, "_join", lambda acc, other: (joined.append(1), join(acc, other)))
+    two = D.decode(path)
+    assert joined  # the child decoded ranges, and they were joined
+    monkeypatch.setenv(D.JOBS_ENV, "1")
+    one = D.decode(path)
+    _assert_same(two, one)
+    # Names new within one 2,000-event chunk are numbered in set order either way (this trace is
+    # one chunk for one process); the child's come after all of this process's.
+    assert sorted(two.names) == sorted(one.names)
+    early = {e.get("name") for e in events[: half // 2]}  # surely in this process's half
+    last_early = max(i for i, n in enumerate(two.names) if n in early)
+    assert all(i > last_early for i, n in enumerate(two.names) if n.startswith("late_"))
+
+
+def test_a_failed_child_gives_the_general_path(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(CASES["compact"]())
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    monkeypatch.setattr(D, "_child_result", lambda acc: 1 / 0)  # the child raises, sends nothing
+    assert D._fast_columns(D.read_bytes(path)) is None
+    _assert_same(D.decode(path), _general(path, monkeypatch))
