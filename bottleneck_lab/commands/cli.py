@@ -202,6 +202,13 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if args.path and not args.list_detectors:
+        # A large trace starts decoding in a second process now, while pandas and the analysis
+        # are imported (numpy and msgspec only so far). It is only a head start: arguments are
+        # still checked before anything is read, and an unused one ends at exit.
+        from ..trace.decode import start_early
+
+        start_early(args.path)
     from ..detectors import REGISTRY
 
     if args.list_detectors:

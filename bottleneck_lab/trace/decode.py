@@ -14,12 +14,14 @@ decoded loosely, event by event, dropping (and counting) only what cannot be rea
 
 from __future__ import annotations
 
+import atexit
 import gc
 import gzip
 import mmap
 import os
 import pickle
 import re
+import signal
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -284,8 +286,9 @@ def _not_a_trace(data: bytes) -> str:
 
 
 def decode(path: Path) -> RawTrace:
-    data = read_bytes(path)
-    fast = _fast_columns(data)
+    early = _take_early(path)
+    data = early.data if early is not None else read_bytes(path)
+    fast = _fast_columns(data, early)
     if fast is not None:
         top, (tables, names, dropped) = fast
         return _raw_trace(path, top, tables, names, dropped, [])
@@ -607,6 +610,7 @@ _LAST_BRACKETS = 64  # candidates for the array's closing "]" tried from the end
 
 def _fast_columns(
     data: bytes | mmap.mmap,
+    early: _Early | None = None,
 ) -> tuple[dict[str, msgspec.Raw], tuple[dict[int, dict[str, np.ndarray]], list[str], int]] | None:
     """Columns of a well-formed trace without splitting it first, or None: then the general path
     (`_split_top`, `_columns`) decodes the file, and gives exactly what it always gave.
@@ -617,32 +621,52 @@ def _fast_columns(
     object whose `traceEvents` is that marker. Any JSON error, any event the typed schema does
     not fit (the general path then reads its chunk leniently) and any surprise gives None.
     """
-    found = _EVENTS_KEY.search(data)
-    if found is None:
+    bounds = early.bounds if early is not None else _array_bounds(data)
+    top = _top_without_events(data, bounds)
+    if top is None:
+        if early is not None:
+            early.stop()
         return None
-    begin = found.end()  # just after the array's "["
-    end = _array_end(data, begin)
-    if end is None:
-        return None
-    try:
-        top = _decode_top(data[: begin - 1] + _MARKER + data[end + 1 :])
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None
-    raw = top.get("traceEvents")
-    if raw is None or bytes(raw) != _MARKER:
-        return None
+    begin, end = bounds
     mapped = data if isinstance(data, mmap.mmap) else None
-    ranges = _ranges(data, begin, end)
+    ranges = early.ranges if early is not None else _ranges(data, begin, end)
     if ranges is None:
         acc = _Columns()
         if not _decode_range(data, begin, end, acc, mapped):
             return None
     else:
-        acc = _decode_in_two(data, ranges, mapped)
+        acc = _decode_in_two(data, ranges, mapped, early)
         if acc is None:
             return None
     names = [n for n in acc.name_codes if n is not None]
     return top, (acc.finish(), names, 0)
+
+
+def _array_bounds(data: bytes | mmap.mmap) -> tuple[int, int] | None:
+    """Where the traceEvents array's events begin (after its "[") and end (its "]"), guessed
+    from the text; `_top_without_events` checks the guess."""
+    found = _EVENTS_KEY.search(data)
+    if found is None:
+        return None
+    begin = found.end()  # just after the array's "["
+    end = _array_end(data, begin)
+    return None if end is None else (begin, end)
+
+
+def _top_without_events(
+    data: bytes | mmap.mmap, bounds: tuple[int, int] | None
+) -> dict[str, msgspec.Raw] | None:
+    """The document with the array replaced by a marker, decoded; None unless the marker is its
+    top-level traceEvents (then the guessed bounds are the array's)."""
+    if bounds is None:
+        return None
+    begin, end = bounds
+    try:
+        top = _decode_top(data[: begin - 1] + _MARKER + data[end + 1 :])
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    raw = top.get("traceEvents")
+    return top if raw is not None and bytes(raw) == _MARKER else None
 
 
 def _decode_range(
@@ -765,39 +789,21 @@ class _Claims:
 
 
 def _decode_in_two(
-    data: bytes | mmap.mmap, ranges: list[tuple[int, int]], mapped: mmap.mmap | None
+    data: bytes | mmap.mmap,
+    ranges: list[tuple[int, int]],
+    mapped: mmap.mmap | None,
+    early: _Early | None = None,
 ) -> _Columns | None:
     """The columns of all `ranges`, this process taking them from the front and a forked child
     from the back; the child's come back through a pipe (numpy buffers out of band) and are
     joined after this process's as one process would have numbered them. None when a range
     needs the fallback."""
     begin, end = ranges[0][0], ranges[-1][1]
-    claims = _Claims(len(ranges))
-    r, w = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        claims.close()
+    child = early.child if early is not None else _fork_child(data, ranges, mapped)
+    if child is None:
         acc = _Columns()
         return acc if _decode_range(data, begin, end, acc, mapped) else None
-    if pid == 0:  # the child: decode, send, and leave without running any cleanup of the parent
-        code = 1
-        try:
-            os.close(r)
-            done = []
-            while (i := claims.take(front=False)) is not None:
-                part = _Columns()
-                if not _decode_range(data, *ranges[i], part, mapped):
-                    done = None
-                    break
-                done.append((i, _child_result(part)))
-            _send(w, done)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(w)
+    claims, r, pid = child
     acc = _Columns()
     ok = True
     try:
@@ -820,6 +826,115 @@ def _decode_in_two(
     for _, other in sorted(theirs, key=lambda x: x[0]):
         _join(acc, other)
     return acc
+
+
+def _fork_child(
+    data: bytes | mmap.mmap, ranges: list[tuple[int, int]], mapped: mmap.mmap | None
+) -> tuple[_Claims, int, int] | None:
+    """Start the child that takes ranges from the back: (claims, its pipe's read end, its pid),
+    or None when it cannot be forked."""
+    claims = _Claims(len(ranges))
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        claims.close()
+        return None
+    if pid == 0:  # the child: decode, send, and leave without running any cleanup of the parent
+        code = 1
+        try:
+            os.close(r)
+            done: list | None = []
+            while (i := claims.take(front=False)) is not None:
+                part = _Columns()
+                if not _decode_range(data, *ranges[i], part, mapped):
+                    done = None
+                    break
+                done.append((i, _child_result(part)))
+            _send(w, done)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return claims, r, pid
+
+
+@dataclass
+class _Early:
+    """A decode started before the analysis's imports (`start_early`): the child already takes
+    ranges from the back while this process imports pandas and the rest."""
+
+    key: tuple
+    data: mmap.mmap
+    bounds: tuple[int, int]
+    ranges: list[tuple[int, int]]
+    child: tuple[_Claims, int, int]
+
+    def stop(self) -> None:
+        """The early decode is not wanted: end the child and free what it holds."""
+        claims, r, pid = self.child
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        os.close(r)
+        claims.close()
+
+
+_EARLY: list[_Early] = []
+
+
+def _file_key(path: str | Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.path.realpath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def start_early(path: str | Path) -> None:
+    """Start decoding a large plain-JSON trace in a child process now, before the imports the
+    analysis needs (pandas and the rest, ~0.4 s that the child spends decoding): `decode` of
+    the same file picks it up. Does nothing when the two-process decode would not be used (a
+    small, gzipped or odd file; one CPU) or a decode is already started; an early decode that
+    is never picked up is ended at exit. Best effort: any problem leaves decode() as it was."""
+    if _EARLY:
+        return
+    key = _file_key(path)
+    if key is None:
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b" or key[2] < PARALLEL_MIN_BYTES:
+                return
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return
+    bounds = _array_bounds(data)
+    ranges = _ranges(data, *bounds) if bounds is not None else None
+    child = _fork_child(data, ranges, data) if ranges is not None else None
+    if child is None:
+        data.close()
+        return
+    _EARLY.append(_Early(key, data, bounds, ranges, child))
+    atexit.register(_stop_early)
+
+
+def _take_early(path: str | Path) -> _Early | None:
+    """The early decode of this very file (same inode, size and mtime), if one was started."""
+    if not _EARLY:
+        return None
+    if _EARLY[0].key != _file_key(path):
+        return None
+    return _EARLY.pop()
+
+
+def _stop_early() -> None:
+    while _EARLY:
+        _EARLY.pop().stop()
 
 
 def _child_result(acc: _Columns) -> dict:

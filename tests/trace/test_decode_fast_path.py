@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from bottleneck_lab.trace.synth import training_trace
 
 def _general(path, monkeypatch) -> D.RawTrace:
     with monkeypatch.context() as m:
-        m.setattr(D, "_fast_columns", lambda data: None)
+        m.setattr(D, "_fast_columns", lambda data, early=None: None)
         return D.decode(path)
 
 
@@ -181,6 +182,19 @@ def test_two_processes_match_one(case, piece, tmp_path, monkeypatch):
     _assert_same(D.decode(path), _general(path, monkeypatch))
 
 
+def _slow_front(monkeypatch):
+    """This process waits before each range it takes, so the child surely takes some (on a
+    small trace it could otherwise take them all before the child starts)."""
+    take = D._Claims.take
+
+    def slow(self, front):
+        if front:
+            time.sleep(0.05)
+        return take(self, front)
+
+    monkeypatch.setattr(D._Claims, "take", slow)
+
+
 def test_two_processes_are_used_and_join_names(tmp_path, monkeypatch):
     """The child's half really is decoded by the child, and names first met there are added
     after this process's, in the order the child met them."""
@@ -193,6 +207,7 @@ def test_two_processes_are_used_and_join_names(tmp_path, monkeypatch):
     path.write_text(json.dumps(_doc(events[:half] + late[half:])))
     monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(D, "_cpus", lambda: 2)
+    _slow_front(monkeypatch)
     joined = []
     join = D._join
     monkeypatch.setattr(D, "_join", lambda acc, other: (joined.append(1), join(acc, other)))
@@ -214,6 +229,50 @@ def test_a_failed_child_gives_the_general_path(tmp_path, monkeypatch):
     path.write_text(CASES["compact"]())
     monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(D, "_cpus", lambda: 2)
+    _slow_front(monkeypatch)
     monkeypatch.setattr(D, "_child_result", lambda acc: 1 / 0)  # the child raises, sends nothing
     assert D._fast_columns(D.read_bytes(path)) is None
     _assert_same(D.decode(path), _general(path, monkeypatch))
+
+
+def test_an_early_start_is_picked_up_by_decode(tmp_path, monkeypatch):
+    """start_early (the CLI calls it before its imports) forks the child; decode of the same
+    file uses it and gives what one process gives; another file's decode leaves it alone."""
+    path, other = tmp_path / "t.json", tmp_path / "u.json"
+    path.write_text(CASES["kineto layout"]())
+    other.write_text(CASES["compact"]())
+    monkeypatch.setenv(D.JOBS_ENV, "1")
+    one, one_other = D.decode(path), D.decode(other)
+    monkeypatch.delenv(D.JOBS_ENV)
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    try:
+        D.start_early(path)
+        assert len(D._EARLY) == 1
+        _assert_same(D.decode(other), one_other)  # not the early file: decoded as usual
+        assert len(D._EARLY) == 1
+        _assert_same(D.decode(path), one)
+        assert not D._EARLY
+        D.start_early(path)
+        path.write_text(CASES["kineto layout"]() + " ")  # changed since: the early one is unused
+        assert D._take_early(path) is None
+    finally:
+        D._stop_early()
+    assert not D._EARLY
+
+
+def test_no_early_start_for_gzip_or_small_files(tmp_path, monkeypatch):
+    import gzip
+
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(gzip.compress(CASES["compact"]().encode()))
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    D.start_early(path)
+    assert not D._EARLY
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 1 << 30)
+    D.start_early(tmp_path / "missing.json")
+    small = tmp_path / "s.json"
+    small.write_text(CASES["compact"]())
+    D.start_early(small)
+    assert not D._EARLY
