@@ -612,12 +612,17 @@ def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> li
 
 
 def kernels(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
-    """Kernels (no copies or memsets), of one device when given."""
-    g = frame.gpu_ops
-    mask = g["kind"] == "kernel"
-    if device is not None:
-        mask &= g["device"] == device
-    return g.loc[mask]
+    """Kernels (no copies or memsets), of one device when given. Cached per frame: summary and
+    detectors ask for the main device's several times, each a copy of most of gpu_ops (callers
+    only read it)."""
+    c = _cache(frame).setdefault("kernels", {})
+    if device not in c:
+        g = frame.gpu_ops
+        mask = g["kind"] == "kernel"
+        if device is not None:
+            mask &= g["device"] == device
+        c[device] = g.loc[mask]
+    return c[device]
 
 
 def underfilled_share(frame: TraceFrame) -> float | None:
