@@ -725,9 +725,11 @@ def _decode_range(
 # Two processes: on a trace this large, when a second CPU is there, a forked child decodes
 # ranges of the event array from its end while this process decodes from its start, until they
 # meet; each takes the next range when done with one, so a child slowed by a busy CPU takes fewer.
-# 10x trace (471 MB) on the 2-core machine, decode wall 1.86 -> 1.42 s (see the README).
+# 10x trace (471 MB) on the 2-core machine: decode wall ~1.9 s in one process, 1.10-1.15 s in two.
 PARALLEL_MIN_BYTES = 64 << 20
-PARALLEL_RANGES = 16  # ~30 MB each on the 10x trace: fine enough to even out a slow side
+PARALLEL_RANGES = (
+    64  # ~7 MB each on the 10x trace: the side that finishes first waits at most ~40 ms
+)
 JOBS_ENV = "BOTTLENECK_LAB_DECODE_JOBS"  # "1": always one process
 
 
@@ -764,8 +766,11 @@ class _Claims:
     """Which ranges are taken: the next from the front and from the back, in a shared page,
     behind a one-byte pipe used as a lock (both outlive the fork)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, area_bytes: int) -> None:
         self.page = mmap.mmap(-1, 16)  # anonymous and shared
+        # Where the child leaves its numeric columns: this process reads them in place, with no
+        # copy through the pipe (virtual until written; only what is written takes memory).
+        self.area = mmap.mmap(-1, max(area_bytes, mmap.PAGESIZE))
         self.page[:16] = struct.pack("<qq", 0, n - 1)
         self.lock_r, self.lock_w = os.pipe()
         os.write(self.lock_w, b"x")
@@ -786,7 +791,7 @@ class _Claims:
     def close(self) -> None:
         os.close(self.lock_r)
         os.close(self.lock_w)
-        self.page.close()
+        self.page.close()  # (the area stays open while arrays are read from it)
 
 
 def _decode_in_two(
@@ -825,8 +830,15 @@ def _decode_in_two(
         acc = _Columns()
         return acc if _decode_range(data, begin, end, acc, mapped) else None
     for _, other in sorted(theirs, key=lambda x: x[0]):
-        _join(acc, other)
+        _join(acc, other, claims.area)
     return acc
+
+
+def _area_bytes(ranges: list[tuple[int, int]]) -> int:
+    """Room for the child's numeric columns: they take ~100 bytes per event of ~220 bytes of
+    JSON, so half the text holds them even if the child decoded everything (a column that does
+    not fit goes through the pipe)."""
+    return (ranges[-1][1] - ranges[0][0]) // 2
 
 
 def _fork_child(
@@ -834,7 +846,7 @@ def _fork_child(
 ) -> tuple[_Claims, int, int] | None:
     """Start the child that takes ranges from the back: (claims, its pipe's read end, its pid),
     or None when it cannot be forked."""
-    claims = _Claims(len(ranges))
+    claims = _Claims(len(ranges), _area_bytes(ranges))
     r, w = os.pipe()
     try:
         pid = os.fork()
@@ -848,12 +860,13 @@ def _fork_child(
         try:
             os.close(r)
             done: list | None = []
+            used = [0]  # bytes of claims.area written
             while (i := claims.take(front=False)) is not None:
                 part = _Columns()
                 if not _decode_range(data, *ranges[i], part, mapped):
                     done = None
                     break
-                done.append((i, _child_result(part)))
+                done.append((i, _child_result(part, claims.area, used)))
             _send(w, done)
             code = 0
         finally:
@@ -938,12 +951,23 @@ def _stop_early() -> None:
         _EARLY.pop().stop()
 
 
-def _child_result(acc: _Columns) -> dict:
-    return {
-        "parts": {k: {c: np.concatenate(v) for c, v in p.items()} for k, p in acc.parts.items()},
-        "names": list(acc.name_codes),
-        "string_ids": acc.string_ids,
-    }
+def _child_result(acc: _Columns, area: mmap.mmap, used: list[int]) -> dict:
+    """What the child sends for one range: numeric columns written into the shared `area` (as
+    (offset, dtype, length)), object columns and names in the message itself."""
+    parts: dict[int, dict[str, Any]] = {}
+    for kind, cols in acc.parts.items():
+        parts[kind] = {}
+        for c, chunks in cols.items():
+            n, dtype = sum(len(x) for x in chunks), chunks[0].dtype
+            start = -(-used[0] // 64) * 64
+            if dtype.hasobject or start + n * dtype.itemsize > len(area):
+                parts[kind][c] = np.concatenate(chunks)
+                continue
+            out = np.frombuffer(area, dtype=dtype, count=n, offset=start)
+            np.concatenate(chunks, out=out)
+            parts[kind][c] = (start, dtype.str, n)
+            used[0] = start + n * dtype.itemsize
+    return {"parts": parts, "names": list(acc.name_codes), "string_ids": acc.string_ids}
 
 
 def _send(fd: int, obj: Any) -> None:
@@ -980,7 +1004,7 @@ def _receive(fd: int) -> Any:
         return pickle.loads(head, buffers=[read(n) for n in sizes[1:]])
 
 
-def _join(acc: _Columns, other: dict) -> None:
+def _join(acc: _Columns, other: dict, area: mmap.mmap) -> None:
     """Add the child's columns after this process's, with its name codes turned into ours: its
     names that are new to us get the next codes in the order it met them, as in one process
     (names new within one 2,000-event chunk are numbered in set order in either case)."""
@@ -991,6 +1015,10 @@ def _join(acc: _Columns, other: dict) -> None:
             acc.name_codes[n] = len(acc.name_codes) - 1
         code_of[code] = acc.name_codes[n]
     for kind, cols in other["parts"].items():
+        for c, v in cols.items():
+            if isinstance(v, tuple):  # in the shared area: read in place
+                start, dtype, n = v
+                cols[c] = np.frombuffer(area, dtype=np.dtype(dtype), count=n, offset=start)
         cols["name"] = code_of[cols["name"]]
         parts = acc.parts.setdefault(kind, {})
         for c, v in cols.items():

@@ -210,7 +210,9 @@ def test_two_processes_are_used_and_join_names(tmp_path, monkeypatch):
     _slow_front(monkeypatch)
     joined = []
     join = D._join
-    monkeypatch.setattr(D, "_join", lambda acc, other: (joined.append(1), join(acc, other)))
+    monkeypatch.setattr(
+        D, "_join", lambda acc, other, area: (joined.append(1), join(acc, other, area))
+    )
     two = D.decode(path)
     assert joined  # the child decoded ranges, and they were joined
     monkeypatch.setenv(D.JOBS_ENV, "1")
@@ -230,7 +232,7 @@ def test_a_failed_child_gives_the_general_path(tmp_path, monkeypatch):
     monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(D, "_cpus", lambda: 2)
     _slow_front(monkeypatch)
-    monkeypatch.setattr(D, "_child_result", lambda acc: 1 / 0)  # the child raises, sends nothing
+    monkeypatch.setattr(D, "_child_result", lambda *a: 1 / 0)  # the child raises, sends nothing
     assert D._fast_columns(D.read_bytes(path)) is None
     _assert_same(D.decode(path), _general(path, monkeypatch))
 
@@ -276,3 +278,16 @@ def test_no_early_start_for_gzip_or_small_files(tmp_path, monkeypatch):
     small.write_text(CASES["compact"]())
     D.start_early(small)
     assert not D._EARLY
+
+
+def test_columns_that_do_not_fit_the_shared_area_come_through_the_pipe(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(CASES["kineto layout"]())
+    monkeypatch.setenv(D.JOBS_ENV, "1")
+    one = D.decode(path)
+    monkeypatch.delenv(D.JOBS_ENV)
+    monkeypatch.setattr(D, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(D, "_cpus", lambda: 2)
+    monkeypatch.setattr(D, "_area_bytes", lambda ranges: 0)  # one page: most columns overflow
+    _slow_front(monkeypatch)
+    _assert_same(D.decode(path), one)
