@@ -125,6 +125,8 @@ def _table(
     def col(name: str, fill: Any, dtype: Any) -> np.ndarray:
         if not present:
             return np.empty(0, dtype=dtype)
+        if len(present) == 1 and name in present[0]:
+            return present[0][name]  # one kind: no concatenated copy (it is only indexed)
         return np.concatenate(
             [t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype) for t in present]
         )
@@ -137,10 +139,11 @@ def _table(
         if n
         else np.empty(0, np.int8)
     )
+    ts, dur = ts[rows], dur[rows]
     data = {
-        "ts": ts[rows],
-        "dur": dur[rows],
-        "end": ts[rows] + dur[rows],
+        "ts": ts,
+        "dur": dur,
+        "end": ts + dur,
         "name": _categorical(col("name", 0, np.int32)[rows], names),
         "pid": col("pid", -1, np.int64)[rows],
         "tid": col("tid", -1, np.int64)[rows],
