@@ -1,3 +1,3 @@
-from .commands.cli import main
+from .commands.cli import run
 
-raise SystemExit(main())
+run()

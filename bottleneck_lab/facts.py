@@ -115,8 +115,11 @@ def launches(frame: TraceFrame) -> pd.DataFrame:
     """Runtime calls that launched at least one GPU op (any API: the link says it, not the name)."""
     c = _cache(frame)
     if "launches" not in c:
-        rows = np.unique(frame.gpu_ops["launch"].to_numpy())
-        c["launches"] = frame.runtime.iloc[rows[rows >= 0]]
+        # Distinct launch rows, sorted: marked in a mask (np.unique sorts or hashes every op).
+        launched = frame.gpu_ops["launch"].to_numpy()
+        mark = np.zeros(len(frame.runtime), dtype=bool)
+        mark[launched[launched >= 0]] = True
+        c["launches"] = frame.runtime.iloc[np.flatnonzero(mark)]
     return c["launches"]
 
 
@@ -208,19 +211,25 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     n = len(gs)
 
     g = frame.gpu_ops
-    on = g.loc[g["device"] == device]
+    # The device's ops: only the three columns read, not a copy of the whole table.
+    on = g["device"].to_numpy() == device
+    n_on = int(on.sum())
     # The op that ends each gap: the first op on the device starting at or after the gap's end.
-    ots = on["ts"].to_numpy()
+    ots = g["ts"].to_numpy()[on]
     nxt = np.searchsorted(ots, ge - 1e-6, side="left")
-    has_next = nxt < len(on)
-    nxt_c = np.minimum(nxt, max(len(on) - 1, 0))
-    launch_row = on["launch"].to_numpy()[nxt_c] if len(on) else np.full(n, -1)
+    has_next = nxt < n_on
+    nxt_c = np.minimum(nxt, max(n_on - 1, 0))
+    launch_row = g["launch"].to_numpy()[on][nxt_c] if n_on else np.full(n, -1)
     launch_row = np.where(has_next, launch_row, -1)
     rts = frame.runtime["ts"].to_numpy()
     next_launch_ts = np.where(
         launch_row >= 0, rts[np.maximum(launch_row, 0)] if len(rts) else np.nan, np.nan
     )
-    next_name = on["name"].astype(object).to_numpy()[nxt_c] if len(on) else np.full(n, None)
+    # Names through their codes: only the gaps' ops become strings (NaN for a missing name,
+    # as astype(object) gives it).
+    names = g["name"]
+    by_code = np.append(names.cat.categories.to_numpy(dtype=object), np.nan)
+    next_name = by_code[names.cat.codes.to_numpy()[on][nxt_c]] if n_on else np.full(n, None)
     next_name = np.where(has_next, next_name, "(none: the device ran nothing more in the trace)")
 
     # Host activity inside each gap, on every thread of the launching process (backward launches
@@ -315,10 +324,11 @@ def ops_in_steps(frame: TraceFrame) -> int:
     """CPU ops the launching process recorded inside the steps."""
     ops = frame.cpu_ops
     mt = main_thread(frame)
-    if mt is not None:
-        ops = ops.loc[ops["pid"] == mt[0]]
+    ts = ops["ts"].to_numpy()
+    if mt is not None:  # a mask on the one column read, not a copy of the whole table
+        ts = ts[ops["pid"].to_numpy() == mt[0]]
     ws, we = step_windows(frame)
-    ts = np.sort(ops["ts"].to_numpy())
+    ts = np.sort(ts)
     return int((np.searchsorted(ts, we, side="left") - np.searchsorted(ts, ws, side="left")).sum())
 
 
@@ -602,12 +612,17 @@ def host_ops_in(frame: TraceFrame, start: float, end: float, top: int = 3) -> li
 
 
 def kernels(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
-    """Kernels (no copies or memsets), of one device when given."""
-    g = frame.gpu_ops
-    mask = g["kind"] == "kernel"
-    if device is not None:
-        mask &= g["device"] == device
-    return g.loc[mask]
+    """Kernels (no copies or memsets), of one device when given. Cached per frame: summary and
+    detectors ask for the main device's several times, each a copy of most of gpu_ops (callers
+    only read it)."""
+    c = _cache(frame).setdefault("kernels", {})
+    if device not in c:
+        g = frame.gpu_ops
+        mask = g["kind"] == "kernel"
+        if device is not None:
+            mask &= g["device"] == device
+        c[device] = g.loc[mask]
+    return c[device]
 
 
 def underfilled_share(frame: TraceFrame) -> float | None:

@@ -202,6 +202,13 @@ def _write(text: str, output: str | None) -> None:
 
 
 def _analyze(args: argparse.Namespace) -> int:
+    if args.path and not args.list_detectors:
+        # A large trace starts decoding in a second process now, while pandas and the analysis
+        # are imported (numpy and msgspec only so far). It is only a head start: arguments are
+        # still checked before anything is read, and an unused one ends at exit.
+        from ..trace.decode import start_early
+
+        start_early(args.path)
     from ..detectors import REGISTRY
 
     if args.list_detectors:
@@ -448,3 +455,38 @@ def main(argv: list[str] | None = None) -> int:
             "rerun with BOTTLENECK_LAB_DEBUG=1 for the traceback and report it\n"
         )
         return EXIT_BUG
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep memory it is given back for reuse, rather than return every
+    large block to the kernel at once: a large trace's arrays come and go (decode chunks, frame
+    tables), and each block returned and asked for again cost page faults. Measured on the 10x
+    trace: 161k -> 131k page faults, 0.6 -> 0.35 s of system time, peak RSS +20 MB (the same as
+    MALLOC_MMAP_THRESHOLD_=256MB MALLOC_TRIM_THRESHOLD_=1GB). No-op without glibc's mallopt."""
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError, ImportError):
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    mallopt(M_MMAP_THRESHOLD, 256 << 20)  # blocks up to this come from the heap, reusably
+    mallopt(M_TRIM_THRESHOLD, 1 << 30)  # free heap kept up to this much before trimming
+
+
+def run() -> None:
+    """The console script and `python -m bottleneck_lab`: main(), then exit without tearing the
+    interpreter down. Freeing a large trace's frames object by object at shutdown took ~0.1 s
+    of the 10x trace's ~3 s, and the process is ending anyway: output is flushed and the exit
+    handlers run first, as a normal exit would run them."""
+    import atexit
+
+    _keep_freed_memory()
+    rc = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):  # e.g. piped into `head`: the report was cut short anyway
+        pass
+    atexit._run_exitfuncs()
+    os._exit(rc)

@@ -67,15 +67,19 @@ class MemoryCurve:
 
 def memory_devices(frame: TraceFrame) -> list[tuple[int, int]]:
     """(device type, device id) of every device with [memory] events, highest peak first."""
-    m = frame.memory
-    if not len(m):
-        return []
-    peaks = (
-        m.groupby(["device_type", "device_id"])["total_allocated"]
-        .max()
-        .sort_values(ascending=False)
-    )
-    return [(int(t), int(d)) for t, d in peaks.index]
+    c = _cache(frame)
+    if "devices" not in c:  # asked for by every curve(): a groupby over all [memory] events
+        m = frame.memory
+        if not len(m):
+            c["devices"] = []
+        else:
+            peaks = (
+                m.groupby(["device_type", "device_id"])["total_allocated"]
+                .max()
+                .sort_values(ascending=False)
+            )
+            c["devices"] = [(int(t), int(d)) for t, d in peaks.index]
+    return list(c["devices"])
 
 
 def default_device(frame: TraceFrame, device_type: int | None = None) -> tuple[int, int] | None:

@@ -139,11 +139,12 @@ def op_stack_at(frame: TraceFrame, pid: int, tid: int, t: float) -> tuple[str, .
     ops = frame.cpu_ops
     if not len(ops):
         return ()
+    # cpu_ops are sorted by start: only those started by t are looked at (called once per step).
+    n = int(np.searchsorted(ops["ts"].to_numpy(), t, side="right"))
     on = (
-        (ops["pid"].to_numpy() == pid)
-        & (ops["tid"].to_numpy() == tid)
-        & (ops["ts"].to_numpy() <= t)
-        & (ops["end"].to_numpy() >= t)
+        (ops["pid"].to_numpy()[:n] == pid)
+        & (ops["tid"].to_numpy()[:n] == tid)
+        & (ops["end"].to_numpy()[:n] >= t)
     )
     rows = np.flatnonzero(on)
     if not len(rows):
@@ -247,9 +248,11 @@ def _analyze(frame: TraceFrame, cv: MemoryCurve) -> MemoryReport:
         n_act = act_bytes = None
         fw_gpu = None
         if fw is not None:
-            made = (cv.ts >= fw.start) & (cv.ts <= fw.end) & (cv.delta > 0)
-            alive = made & (freed > fw.end)
-            n_act, act_bytes = int(alive.sum()), int(cv.delta[alive].sum())
+            # The curve is in time order: only the forward window's slice is looked at (a
+            # pass over every event per step before); the same events are summed in order.
+            lo, hi = _window(cv.ts, fw)
+            alive = (cv.delta[lo:hi] > 0) & (freed[lo:hi] > fw.end)
+            n_act, act_bytes = int(alive.sum()), int(cv.delta[lo:hi][alive].sum())
             if launch_ts is not None:
                 lo, hi = _window(launch_ts[0], fw)
                 fw_gpu = float(launch_ts[1][lo:hi].sum())

@@ -14,16 +14,20 @@ decoded loosely, event by event, dropping (and counting) only what cannot be rea
 
 from __future__ import annotations
 
+import atexit
 import gc
 import gzip
 import mmap
 import os
+import pickle
 import re
+import signal
+import struct
 import zlib
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 import numpy as np
@@ -116,9 +120,45 @@ class Event(msgspec.Struct, gc=False):
     args: Args = NO_ARGS
 
 
+class _Phased(msgspec.Struct, gc=False, tag_field="ph"):
+    """Event read in a union tagged by `ph` (the fast path): one class per phase below."""
+
+    cat: str | None = None
+    name: str | None = None
+    pid: int | str | None = None
+    tid: int | str | None = None
+    ts: Num = None
+    dur: Num = None
+    args: Args = NO_ARGS
+
+
+class _Flow(msgspec.Struct, gc=False, tag_field="ph"):
+    """A flow event ("s", "t", "f": a third of a trace) keeps only its category, which
+    `_Columns.add` reads of every event: always one that makes no row, or the fast path gives up
+    (a row needs the fields skipped here). Skipping the rest, not allocating it, saves ~10% of
+    the decode. Its name is not read either (a class attribute, not a field), so a name only
+    flows carry ("ac2g") is not in the name table: the table holds names of rows."""
+
+    cat: str | None = None
+    name = None  # not decoded
+
+
+# The Chrome trace format's phases. An event of any other phase, or without one, fails the tagged
+# decode; its piece is then decoded untagged, as `Event`s.
+_FULL_PHASES = "B E X i I C b n e S T p F P N O D M V v R c ( )".split()
+
+
+def _phase_class(base: type, ph: str) -> type:
+    return msgspec.defstruct(f"{base.__name__}_{ord(ph)}", [], bases=(base,), tag=ph, gc=False)
+
+
+_PHASED = tuple(_phase_class(_Phased, ph) for ph in _FULL_PHASES)
+_FLOWS = tuple(_phase_class(_Flow, ph) for ph in "stf")
+
 _decode_top = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 _decode_raw_list = msgspec.json.Decoder(list[msgspec.Raw]).decode
 _decode_events = msgspec.json.Decoder(list[Event]).decode
+_decode_tagged = msgspec.json.Decoder(list[Union[_PHASED + _FLOWS]]).decode  # noqa: UP007
 _decode_any = msgspec.json.Decoder().decode
 
 
@@ -247,8 +287,9 @@ def _not_a_trace(data: bytes) -> str:
 
 
 def decode(path: Path) -> RawTrace:
-    data = read_bytes(path)
-    fast = _fast_columns(data)
+    early = _take_early(path)
+    data = early.data if early is not None else read_bytes(path)
+    fast = _fast_columns(data, early)
     if fast is not None:
         top, (tables, names, dropped) = fast
         return _raw_trace(path, top, tables, names, dropped, [])
@@ -570,6 +611,7 @@ _LAST_BRACKETS = 64  # candidates for the array's closing "]" tried from the end
 
 def _fast_columns(
     data: bytes | mmap.mmap,
+    early: _Early | None = None,
 ) -> tuple[dict[str, msgspec.Raw], tuple[dict[int, dict[str, np.ndarray]], list[str], int]] | None:
     """Columns of a well-formed trace without splitting it first, or None: then the general path
     (`_split_top`, `_columns`) decodes the file, and gives exactly what it always gave.
@@ -580,37 +622,81 @@ def _fast_columns(
     object whose `traceEvents` is that marker. Any JSON error, any event the typed schema does
     not fit (the general path then reads its chunk leniently) and any surprise gives None.
     """
+    bounds = early.bounds if early is not None else _array_bounds(data)
+    top = _top_without_events(data, bounds)
+    if top is None:
+        if early is not None:
+            early.stop()
+        return None
+    begin, end = bounds
+    mapped = data if isinstance(data, mmap.mmap) else None
+    ranges = early.ranges if early is not None else _ranges(data, begin, end)
+    if ranges is None:
+        acc = _Columns()
+        if not _decode_range(data, begin, end, acc, mapped):
+            return None
+    else:
+        acc = _decode_in_two(data, ranges, mapped, early)
+        if acc is None:
+            return None
+    names = [n for n in acc.name_codes if n is not None]
+    return top, (acc.finish(), names, 0)
+
+
+def _array_bounds(data: bytes | mmap.mmap) -> tuple[int, int] | None:
+    """Where the traceEvents array's events begin (after its "[") and end (its "]"), guessed
+    from the text; `_top_without_events` checks the guess."""
     found = _EVENTS_KEY.search(data)
     if found is None:
         return None
     begin = found.end()  # just after the array's "["
     end = _array_end(data, begin)
-    if end is None:
+    return None if end is None else (begin, end)
+
+
+def _top_without_events(
+    data: bytes | mmap.mmap, bounds: tuple[int, int] | None
+) -> dict[str, msgspec.Raw] | None:
+    """The document with the array replaced by a marker, decoded; None unless the marker is its
+    top-level traceEvents (then the guessed bounds are the array's)."""
+    if bounds is None:
         return None
+    begin, end = bounds
     try:
         top = _decode_top(data[: begin - 1] + _MARKER + data[end + 1 :])
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     raw = top.get("traceEvents")
-    if raw is None or bytes(raw) != _MARKER:
-        return None
-    mapped = data if isinstance(data, mmap.mmap) else None
-    acc = _Columns()
-    pending: list[Event] = []
+    return top if raw is not None and bytes(raw) == _MARKER else None
+
+
+def _decode_range(
+    data: bytes | mmap.mmap, pos: int, end: int, acc: _Columns, mapped: mmap.mmap | None
+) -> bool:
+    """Decode the events between `pos` (an event's "{") and `end` (just after the last one's
+    "}") into `acc`; False when a piece does not decode (the caller falls back)."""
+    pending: list = []
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        pos, pieces = begin, 0
+        pieces = 0
         while pos < end:
             cut = end
             if end - pos > PIECE_BYTES:
                 m = _BOUNDARY.search(data, pos + PIECE_BYTES, end)
                 if m is not None:
                     cut = m.start() + 1
+            piece = b"[" + data[pos:cut] + b"]"
             try:
-                events = _decode_events(b"[" + data[pos:cut] + b"]")
-            except (msgspec.ValidationError, msgspec.DecodeError):
-                return None
+                events = _decode_tagged(piece)
+            except msgspec.ValidationError:  # a phase not in the union, or none: read untagged
+                try:
+                    events = _decode_events(piece)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    return False
+            except msgspec.DecodeError:
+                return False
+            del piece
             pos = end if cut == end else m.end() - 1
             # Columns are built from the same 2,000-event chunks as the general path: the codes
             # of string pids/tids are numbered per chunk.
@@ -619,19 +705,324 @@ def _fast_columns(
             else:
                 pending = events
             del events
-            while len(pending) >= CHUNK_EVENTS:
-                acc.add(pending[:CHUNK_EVENTS])
-                del pending[:CHUNK_EVENTS]
+            try:
+                while len(pending) >= CHUNK_EVENTS:
+                    acc.add(pending[:CHUNK_EVENTS])
+                    del pending[:CHUNK_EVENTS]
+                if cut == end and pending:
+                    acc.add(pending)
+            except AttributeError:  # a flow event whose category makes a row: it needs all fields
+                return False
             pieces += 1
             if pieces % RELEASE_EVERY_CHUNKS == 0:
                 _release(mapped)
-        if pending:
-            acc.add(pending)
     finally:
         if gc_was_on:
             gc.enable()
-    names = [n for n in acc.name_codes if n is not None]
-    return top, (acc.finish(), names, 0)
+    return True
+
+
+# Two processes: on a trace this large, when a second CPU is there, a forked child decodes
+# ranges of the event array from its end while this process decodes from its start, until they
+# meet; each takes the next range when done with one, so a child slowed by a busy CPU takes fewer.
+# 10x trace (471 MB) on the 2-core machine: decode wall ~1.9 s in one process, 1.10-1.15 s in two.
+PARALLEL_MIN_BYTES = 64 << 20
+PARALLEL_RANGES = (
+    64  # ~7 MB each on the 10x trace: the side that finishes first waits at most ~40 ms
+)
+JOBS_ENV = "BOTTLENECK_LAB_DECODE_JOBS"  # "1": always one process
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _ranges(data: bytes | mmap.mmap, begin: int, end: int) -> list[tuple[int, int]] | None:
+    """The event array cut into PARALLEL_RANGES ranges at event boundaries (each from an
+    event's "{" to just after an event's "}"), or None when one process decodes it all: a small
+    file, one CPU, no fork, or asked for. A cut inside a string fails the decode: fallback."""
+    if (
+        end - begin < PARALLEL_MIN_BYTES
+        or os.environ.get(JOBS_ENV) == "1"
+        or not hasattr(os, "fork")
+        or _cpus() < 2
+    ):
+        return None
+    out, pos = [], begin
+    for i in range(1, PARALLEL_RANGES):
+        m = _BOUNDARY.search(data, max(pos, begin + (end - begin) * i // PARALLEL_RANGES), end)
+        if m is None:
+            break
+        out.append((pos, m.start() + 1))
+        pos = m.end() - 1
+    out.append((pos, end))
+    return out if len(out) > 1 else None
+
+
+class _Claims:
+    """Which ranges are taken: the next from the front and from the back, in a shared page,
+    behind a one-byte pipe used as a lock (both outlive the fork)."""
+
+    def __init__(self, n: int, area_bytes: int) -> None:
+        self.page = mmap.mmap(-1, 16)  # anonymous and shared
+        # Where the child leaves its numeric columns: this process reads them in place, with no
+        # copy through the pipe (virtual until written; only what is written takes memory).
+        self.area = mmap.mmap(-1, max(area_bytes, mmap.PAGESIZE))
+        self.page[:16] = struct.pack("<qq", 0, n - 1)
+        self.lock_r, self.lock_w = os.pipe()
+        os.write(self.lock_w, b"x")
+
+    def take(self, front: bool) -> int | None:
+        os.read(self.lock_r, 1)  # blocks while the other process holds it
+        try:
+            lo, hi = struct.unpack("<qq", self.page[:16])
+            if lo > hi:
+                return None
+            self.page[:16] = (
+                struct.pack("<qq", lo + 1, hi) if front else struct.pack("<qq", lo, hi - 1)
+            )
+            return lo if front else hi
+        finally:
+            os.write(self.lock_w, b"x")
+
+    def close(self) -> None:
+        os.close(self.lock_r)
+        os.close(self.lock_w)
+        self.page.close()  # (the area stays open while arrays are read from it)
+
+
+def _decode_in_two(
+    data: bytes | mmap.mmap,
+    ranges: list[tuple[int, int]],
+    mapped: mmap.mmap | None,
+    early: _Early | None = None,
+) -> _Columns | None:
+    """The columns of all `ranges`, this process taking them from the front and a forked child
+    from the back; the child's come back through a pipe (numpy buffers out of band) and are
+    joined after this process's as one process would have numbered them. None when a range
+    needs the fallback."""
+    begin, end = ranges[0][0], ranges[-1][1]
+    child = early.child if early is not None else _fork_child(data, ranges, mapped)
+    if child is None:
+        acc = _Columns()
+        return acc if _decode_range(data, begin, end, acc, mapped) else None
+    claims, r, pid = child
+    acc = _Columns()
+    ok = True
+    try:
+        while ok and (i := claims.take(front=True)) is not None:
+            ok = _decode_range(data, *ranges[i], acc, mapped)
+        theirs = _receive(r)
+    finally:
+        os.close(r)
+        os.waitpid(pid, 0)
+        claims.close()
+    if not ok or theirs is None:
+        return None
+    if acc.string_ids or any(other["string_ids"] for _, other in theirs):
+        # String pids/tids are numbered by where each first appears, chunk by chunk (2,000
+        # events, then kind, then row): the ranges' chunks are not one process's chunks, so a
+        # trace with any in its rows (rare: Kineto's own "Spans" and "Traces" events make no
+        # rows) is decoded again here, whole, as one process decodes it.
+        acc = _Columns()
+        return acc if _decode_range(data, begin, end, acc, mapped) else None
+    for _, other in sorted(theirs, key=lambda x: x[0]):
+        _join(acc, other, claims.area)
+    return acc
+
+
+def _area_bytes(ranges: list[tuple[int, int]]) -> int:
+    """Room for the child's numeric columns: they take ~100 bytes per event of ~220 bytes of
+    JSON, so half the text holds them even if the child decoded everything (a column that does
+    not fit goes through the pipe)."""
+    return (ranges[-1][1] - ranges[0][0]) // 2
+
+
+def _fork_child(
+    data: bytes | mmap.mmap, ranges: list[tuple[int, int]], mapped: mmap.mmap | None
+) -> tuple[_Claims, int, int] | None:
+    """Start the child that takes ranges from the back: (claims, its pipe's read end, its pid),
+    or None when it cannot be forked."""
+    claims = _Claims(len(ranges), _area_bytes(ranges))
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        claims.close()
+        return None
+    if pid == 0:  # the child: decode, send, and leave without running any cleanup of the parent
+        code = 1
+        try:
+            os.close(r)
+            done: list | None = []
+            used = [0]  # bytes of claims.area written
+            while (i := claims.take(front=False)) is not None:
+                part = _Columns()
+                if not _decode_range(data, *ranges[i], part, mapped):
+                    done = None
+                    break
+                done.append((i, _child_result(part, claims.area, used)))
+            _send(w, done)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(w)
+    return claims, r, pid
+
+
+@dataclass
+class _Early:
+    """A decode started before the analysis's imports (`start_early`): the child already takes
+    ranges from the back while this process imports pandas and the rest."""
+
+    key: tuple
+    data: mmap.mmap
+    bounds: tuple[int, int]
+    ranges: list[tuple[int, int]]
+    child: tuple[_Claims, int, int]
+
+    def stop(self) -> None:
+        """The early decode is not wanted: end the child and free what it holds."""
+        claims, r, pid = self.child
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        os.close(r)
+        claims.close()
+
+
+_EARLY: list[_Early] = []
+
+
+def _file_key(path: str | Path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.path.realpath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def start_early(path: str | Path) -> None:
+    """Start decoding a large plain-JSON trace in a child process now, before the imports the
+    analysis needs (pandas and the rest, ~0.4 s that the child spends decoding): `decode` of
+    the same file picks it up. Does nothing when the two-process decode would not be used (a
+    small, gzipped or odd file; one CPU) or a decode is already started; an early decode that
+    is never picked up is ended at exit. Best effort: any problem leaves decode() as it was."""
+    if _EARLY:
+        return
+    key = _file_key(path)
+    if key is None:
+        return
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(2) == b"\x1f\x8b" or key[2] < PARALLEL_MIN_BYTES:
+                return
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return
+    bounds = _array_bounds(data)
+    ranges = _ranges(data, *bounds) if bounds is not None else None
+    child = _fork_child(data, ranges, data) if ranges is not None else None
+    if child is None:
+        data.close()
+        return
+    _EARLY.append(_Early(key, data, bounds, ranges, child))
+    atexit.register(_stop_early)
+
+
+def _take_early(path: str | Path) -> _Early | None:
+    """The early decode of this very file (same inode, size and mtime), if one was started."""
+    if not _EARLY:
+        return None
+    if _EARLY[0].key != _file_key(path):
+        return None
+    return _EARLY.pop()
+
+
+def _stop_early() -> None:
+    while _EARLY:
+        _EARLY.pop().stop()
+
+
+def _child_result(acc: _Columns, area: mmap.mmap, used: list[int]) -> dict:
+    """What the child sends for one range: numeric columns written into the shared `area` (as
+    (offset, dtype, length)), object columns and names in the message itself."""
+    parts: dict[int, dict[str, Any]] = {}
+    for kind, cols in acc.parts.items():
+        parts[kind] = {}
+        for c, chunks in cols.items():
+            n, dtype = sum(len(x) for x in chunks), chunks[0].dtype
+            start = -(-used[0] // 64) * 64
+            if dtype.hasobject or start + n * dtype.itemsize > len(area):
+                parts[kind][c] = np.concatenate(chunks)
+                continue
+            out = np.frombuffer(area, dtype=dtype, count=n, offset=start)
+            np.concatenate(chunks, out=out)
+            parts[kind][c] = (start, dtype.str, n)
+            used[0] = start + n * dtype.itemsize
+    return {"parts": parts, "names": list(acc.name_codes), "string_ids": acc.string_ids}
+
+
+def _send(fd: int, obj: Any) -> None:
+    buffers: list = []
+    head = pickle.dumps(obj, protocol=5, buffer_callback=buffers.append)
+    views = [memoryview(b).cast("B") for b in buffers]
+    sizes = [len(head)] + [len(v) for v in views]
+    with os.fdopen(fd, "wb", buffering=0) as fh:
+        fh.write(struct.pack(f"<q{len(sizes)}q", len(sizes), *sizes))
+        for part in [memoryview(head), *views]:
+            while len(part):
+                part = part[fh.write(part) :]
+
+
+def _receive(fd: int) -> Any:
+    with os.fdopen(fd, "rb", buffering=0, closefd=False) as fh:
+
+        def read(n: int) -> bytearray:
+            buf = bytearray(n)
+            view, got = memoryview(buf), 0
+            while got < n:
+                k = fh.readinto(view[got:])
+                if not k:
+                    raise EOFError("decode worker ended early")
+                got += k
+            return buf
+
+        try:
+            (count,) = struct.unpack("<q", read(8))
+        except EOFError:
+            return None  # the child failed before sending
+        sizes = struct.unpack(f"<{count}q", read(8 * count))
+        head = read(sizes[0])
+        return pickle.loads(head, buffers=[read(n) for n in sizes[1:]])
+
+
+def _join(acc: _Columns, other: dict, area: mmap.mmap) -> None:
+    """Add the child's columns after this process's, with its name codes turned into ours: its
+    names that are new to us get the next codes in the order it met them, as in one process
+    (names new within one 2,000-event chunk are numbered in set order in either case)."""
+    keys = other["names"]  # its name_codes' keys: "" and None (both code 0), then code 1, 2, ...
+    code_of = np.zeros(max(len(keys) - 1, 1), dtype=np.int32)
+    for code, n in enumerate(keys[2:], start=1):
+        if n not in acc.name_codes:
+            acc.name_codes[n] = len(acc.name_codes) - 1
+        code_of[code] = acc.name_codes[n]
+    for kind, cols in other["parts"].items():
+        for c, v in cols.items():
+            if isinstance(v, tuple):  # in the shared area: read in place
+                start, dtype, n = v
+                cols[c] = np.frombuffer(area, dtype=np.dtype(dtype), count=n, offset=start)
+        cols["name"] = code_of[cols["name"]]
+        parts = acc.parts.setdefault(kind, {})
+        for c, v in cols.items():
+            parts.setdefault(c, []).append(v)
 
 
 def _array_end(data: bytes | mmap.mmap, begin: int) -> int | None:

@@ -125,6 +125,8 @@ def _table(
     def col(name: str, fill: Any, dtype: Any) -> np.ndarray:
         if not present:
             return np.empty(0, dtype=dtype)
+        if len(present) == 1 and name in present[0]:
+            return present[0][name]  # one kind: no concatenated copy (it is only indexed)
         return np.concatenate(
             [t[name] if name in t else np.full(len(t["ts"]), fill, dtype=dtype) for t in present]
         )
@@ -137,10 +139,11 @@ def _table(
         if n
         else np.empty(0, np.int8)
     )
+    ts, dur = ts[rows], dur[rows]
     data = {
-        "ts": ts[rows],
-        "dur": dur[rows],
-        "end": ts[rows] + dur[rows],
+        "ts": ts,
+        "dur": dur,
+        "end": ts + dur,
         "name": _categorical(col("name", 0, np.int32)[rows], names),
         "pid": col("pid", -1, np.int64)[rows],
         "tid": col("tid", -1, np.int64)[rows],
@@ -324,6 +327,16 @@ def _composite(thread: np.ndarray, ts: np.ndarray, t0: float, span: float) -> np
     return thread * (span + 1.0) + (ts - t0)
 
 
+def _thread_order(thread: np.ndarray, ts: np.ndarray, dur: np.ndarray) -> np.ndarray:
+    """Rows in (thread, start, longest-first) order, ties by row. The table is already sorted by
+    (start, longest-first) (_table), so a stable sort by thread gives it (50 ms -> 2 ms for the
+    10x trace's 570k ops); the sort of all three keys is kept for a table not in that order."""
+    in_order = bool(np.all((ts[1:] > ts[:-1]) | ((ts[1:] == ts[:-1]) & (-dur[1:] >= -dur[:-1]))))
+    if in_order:
+        return np.argsort(thread, kind="stable")
+    return np.lexsort((-dur, ts, thread))
+
+
 def _nest(cpu: pd.DataFrame) -> None:
     """depth and parent of each cpu_op by time nesting on its thread.
 
@@ -338,7 +351,7 @@ def _nest(cpu: pd.DataFrame) -> None:
     depth = np.zeros(n, dtype=np.int32)
     if n:
         thread = pd.factorize(thread_key(cpu["pid"].to_numpy(), cpu["tid"].to_numpy()))[0]
-        order = np.lexsort((-cpu["dur"].to_numpy(), cpu["ts"].to_numpy(), thread))
+        order = _thread_order(thread, cpu["ts"].to_numpy(), cpu["dur"].to_numpy())
         ts = cpu["ts"].to_numpy()[order]
         end = cpu["end"].to_numpy()[order]
         th = thread[order]
@@ -376,7 +389,12 @@ def _innermost_enclosing(
     t0 = min(cts.min(), ts.min())
     span = max(cend.max(), ts.max()) - t0
     ckey = _composite(c_thread, cts, t0, span)
-    order = np.argsort(ckey, kind="stable")
+    # ckey orders by thread, then start. The table is sorted by start already (_table), so a
+    # stable sort by thread gives the same order, much faster than sorting the float keys.
+    if bool(np.all(cts[1:] >= cts[:-1])):
+        order = np.argsort(c_thread, kind="stable")
+    else:
+        order = np.argsort(ckey, kind="stable")
     pos = np.searchsorted(ckey[order], _composite(q_thread, ts, t0, span), side="right") - 1
     cand = np.where((pos >= 0) & (q_thread >= 0), order[np.maximum(pos, 0)], -1)
     parent = cpu["parent"].to_numpy()

@@ -24,7 +24,12 @@ def union(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def clip(
     starts: np.ndarray, ends: np.ndarray, lo: float, hi: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint intervals cut to [lo, hi]; empty pieces dropped."""
+    """Disjoint sorted intervals cut to [lo, hi]; empty pieces dropped."""
+    # Sorted and disjoint, so starts and ends both ascend: only the intervals from the first
+    # ending after lo to the last starting before hi can overlap [lo, hi] (one pass per step
+    # over a whole trace's busy intervals before).
+    i0, i1 = np.searchsorted(ends, lo, side="right"), np.searchsorted(starts, hi, side="left")
+    starts, ends = starts[i0:i1], ends[i0:i1]
     s, e = np.maximum(starts, lo), np.minimum(ends, hi)
     keep = e > s
     return s[keep], e[keep]
