@@ -267,6 +267,59 @@ HOLDOUT2: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 3 (2026-11-23, fourth session): seven more runs, labels written and committed before
+# their capture, under holdout 2's rules: a pair whose fix's worth is not known from the build
+# alone has its bad run labelled with the fix's kind when the fix measures >= 10% saving
+# (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise; a healthy run whose GPU is busy (kernel time in
+# the trace's steps) under 80% of the synchronised step may have host_bound. The outcome of each
+# rule is written here after capture, with its numbers.
+HOLDOUT3: tuple[Scenario, ...] = (
+    Scenario(
+        "mobilenet_v3_precision",
+        "torchvision MobileNetV3-Large training, batch 256, SGD: default flags (FP32, cuDNN TF32, "
+        "NCHW) vs BF16 autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "roberta_healthy",
+        "HF RoBERTa-base (config) sequence classification training, BF16 autocast, 32 x 256 "
+        "tokens, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_eager_attention",
+        "HF GPT-2 (124M, config) training, BF16 autocast, 8 x 1024 tokens, fused AdamW: "
+        'attn_implementation="eager" (matmul, mask, softmax, matmul) vs "sdpa"',
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "gpt2_item_per_microbatch",
+        "HF GPT-2 (124M, config) training, BF16 autocast, 4 micro-batches of 4 x 512 tokens per "
+        "step, fused AdamW: loss.item() after every micro-batch vs the losses summed on the GPU "
+        "and read once per step",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "bart_healthy",
+        "HF BART-base (config) seq2seq training, BF16 autocast, 16 x (512 + 128) tokens, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "regnet_healthy",
+        "timm RegNetY-032 training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "densenet_healthy",
+        "torchvision DenseNet-121 training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -327,5 +380,5 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + DEMOS
+ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + DEMOS
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -801,6 +801,124 @@ def lstm_lm_batch(variant: str) -> Built:
     )
 
 
+# ---- holdout 3: more models no rule was written against (labels fixed before capture) ----------
+
+
+def mobilenet_v3_precision(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.mobilenet_v3_large(weights=None)
+    return _image_train(
+        torch, model, "mobilenet_v3_large", 256, fixed=variant == "fixed", fused_adamw=False
+    )
+
+
+def _hf_train(torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict) -> Built:
+    """A HF model trained under BF16 autocast with fused AdamW; loss_of(model) is the loss."""
+    model = model.cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: loss_of(run))
+    return Built(step, batch, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def roberta_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+
+    cfg = RobertaConfig(num_labels=4)
+    ids = torch.randint(5, cfg.vocab_size, (32, 256), device="cuda")
+    y = torch.randint(0, 4, (32,), device="cuda")
+    return _hf_train(
+        torch,
+        RobertaForSequenceClassification(cfg),
+        lambda m: m(input_ids=ids, labels=y).loss,
+        32,
+        {"model": "roberta-base (config)", "tokens": 32 * 256},
+    )
+
+
+def gpt2_eager_attention(variant: str) -> Built:
+    torch = _torch()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    attn = "sdpa" if variant == "fixed" else "eager"
+    cfg = GPT2Config(vocab_size=50304)
+    model = GPT2LMHeadModel(cfg, attn_implementation=attn)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        8,
+        {"model": "gpt2-124M", "attn_implementation": attn, "tokens": 8 * 1024},
+    )
+
+
+def gpt2_item_per_microbatch(variant: str) -> Built:
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    micro = [torch.randint(0, cfg.vocab_size, (4, 512), device="cuda") for _ in range(4)]
+    per_micro = variant == "bad"
+    logged: list[float] = []
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        total = torch.zeros((), device="cuda")
+        for ids in micro:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=ids, labels=ids).loss / len(micro)
+            loss.backward()
+            if per_micro:
+                logged.append(loss.item())  # logging each micro-batch: waits for the GPU
+            else:
+                total += loss.detach()
+        opt.step()
+        if not per_micro:
+            logged.append(total.item())  # once per step
+
+    return Built(
+        step,
+        16,
+        {
+            "model": "gpt2-124M",
+            "micro_batches": "4 x (4 x 512 tokens)",
+            "loss_read": "per micro-batch" if per_micro else "per step",
+            "autocast": "bf16",
+            "optimizer": "AdamW(fused)",
+        },
+    )
+
+
+def bart_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    cfg = BartConfig()  # bart-base sizes: 6 + 6 layers x 768
+    src = torch.randint(5, cfg.vocab_size, (16, 512), device="cuda")
+    tgt = torch.randint(5, cfg.vocab_size, (16, 128), device="cuda")
+    return _hf_train(
+        torch,
+        BartForConditionalGeneration(cfg),
+        lambda m: m(input_ids=src, labels=tgt).loss,
+        16,
+        {"model": "bart-base (config)", "tokens": 16 * (512 + 128)},
+    )
+
+
+def regnet_healthy(variant: str) -> Built:
+    return _timm(_torch(), "regnety_032", 128, fixed=True, fused_adamw=True)
+
+
+def densenet_healthy(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.densenet121(weights=None)
+    return _image_train(torch, model, "densenet121", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -825,6 +943,13 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         opt_precision,
         resnet50_infer_b1,
         lstm_lm_batch,
+        mobilenet_v3_precision,
+        roberta_healthy,
+        gpt2_eager_attention,
+        gpt2_item_per_microbatch,
+        bart_healthy,
+        regnet_healthy,
+        densenet_healthy,
     )
 }
 
