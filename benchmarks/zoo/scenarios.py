@@ -845,7 +845,8 @@ def gpt2_eager_attention(variant: str) -> Built:
 
     attn = "sdpa" if variant == "fixed" else "eager"
     cfg = GPT2Config(vocab_size=50304)
-    model = GPT2LMHeadModel(cfg, attn_implementation=attn)
+    model = GPT2LMHeadModel._from_config(cfg, attn_implementation=attn)
+    assert model.config._attn_implementation == attn
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
     return _hf_train(
         torch,
