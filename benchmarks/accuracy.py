@@ -9,8 +9,8 @@ For each run (labels in benchmarks/zoo/labels.py, traces in traces/zoo and trace
   false alarms findings of severity >= medium whose kind the run does not have
 For each bad/fixed pair: the predicted saving (share_pct of the bad run's top finding) against
 the measured saving, 1 - fixed/bad synchronised time per sample from the capture sidecars (the
-finding of the fix's kind where the label allows several kinds first)
-(memory pairs: peak memory saved, against no time estimate).
+finding of the fix's kind where the label allows several kinds first; no such finding predicts
+0%) (memory pairs: peak memory saved, against no time estimate).
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
         top_ok,
         alarms,
         [f"{f.kind}:{f.severity}:{f.share_pct}" for f in d.findings],
-        fix.share_pct if fix else None,
+        # no finding of the fix's kind promises no saving: that is a prediction of 0%
+        (fix.share_pct if fix else 0.0),
     )
 
 

@@ -36,7 +36,13 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "finds too few chains of three elementwise kernels, while what Inductor removes is mostly "
     "layout copies (15 ms of aten::copy_ per step), rolls, norms and softmax",
 }
-FALSE_ALARMS: dict[tuple[str, str], str] = {}
+FALSE_ALARMS: dict[tuple[str, str], str] = {
+    ("densenet_healthy", "healthy"): "holdout 3: fusion medium 11.9% on a GPU-bound DenseNet-121 "
+    "(GPU busy 92% of the synchronised step; torch.compile measured 54% slower). Most of the "
+    "promise is host time of the removed ops, and the step without the profiler is estimated at "
+    "71.3 ms against 58.1 ms measured: this run's profiler share (0.54) is at the high end of "
+    "the measured range, where the median share (0.43) leaves the host looking slower than it is",
+}
 SAVING_OFF = {
     "llama_compile": "holdout: torch.compile saved 45.7% of the eager HF Llama step; fusion "
     "predicts 15.6%: it counts elementwise chains of three or more kernels, while much of what "
@@ -44,8 +50,12 @@ SAVING_OFF = {
     "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
     "t5_compile": "holdout 2: torch.compile saved 47.4% of eager T5; fusion predicts 13.9%, for "
     "the same reason as llama_compile",
-    "swin_t_compile": "holdout 2: no fusion estimate (see WRONG_TOP) against 50.3% measured",
-    "lstm_lm_batch": "holdout 2: an 8x batch saved 83.3% per sample; small_batch judges the batch "
+    "swin_t_compile": "holdout 2: no fusion finding (see WRONG_TOP), so 0% against 50.3% measured",
+    "gpt2_eager_attention": "holdout 3: SDPA saved 43.4% over HF GPT-2's eager attention; fusion "
+    "predicts 19.6%, for the same reason as llama_compile (masking, scaling and softmax between "
+    "the attention products are short chains and single kernels)",
+    "lstm_lm_batch": "holdout 2: an 8x batch saved 83.3% per sample; small_batch (no finding: 0%) "
+    "judges the batch "
     "from the matrix work it can see, and the LSTM's recurrent products run inside cuDNN's RNN "
     "op, whose shapes the trace does not break down",
 }
