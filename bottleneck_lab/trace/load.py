@@ -9,6 +9,8 @@ from .errors import TraceError
 from .frame import TraceFrame, build_frame
 
 TRACE_SUFFIXES = (".json", ".json.gz")
+# bottleneck_lab.capture writes its sidecar beside each trace: ours, and not a trace to warn about
+SIDECAR_SUFFIX = ".meta.json"
 
 
 def _rank(info: dict) -> int:
@@ -29,14 +31,19 @@ def load_frame(path: str | Path) -> TraceFrame:
 
 
 def trace_files(path: str | Path) -> list[Path]:
-    """The files `load_trace` reads: the file itself, or a directory's .json/.json.gz files,
-    sorted. Raises TraceError when there is nothing to read."""
+    """The files `load_trace` reads: the file itself, or a directory's .json/.json.gz files
+    (capture sidecars, *.meta.json, left out), sorted. Raises TraceError when there is nothing
+    to read."""
     path = Path(path)
     if not path.exists():
         raise TraceError(path, "no such file or directory")
     if not path.is_dir():
         return [path]
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(TRACE_SUFFIXES))
+    files = sorted(
+        p
+        for p in path.iterdir()
+        if p.is_file() and p.name.endswith(TRACE_SUFFIXES) and not p.name.endswith(SIDECAR_SUFFIX)
+    )
     if not files:
         raise TraceError(path, "directory holds no .json or .json.gz trace files")
     return files

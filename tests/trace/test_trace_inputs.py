@@ -61,6 +61,15 @@ def test_non_trace_json_beside_rank_files_is_skipped_with_a_warning(tmp_path):
     assert all(any("execution_trace.json" in w for w in f.warnings) for f in frames)
 
 
+def test_capture_sidecars_beside_rank_files_are_left_out_without_a_warning(tmp_path):
+    # bottleneck_lab.capture writes <name>.meta.json beside each trace (traces/zoo/ddp_slow_rank)
+    d = rank_dir(tmp_path)
+    write_text(d / "a_worker.meta.json", '{"schema": "bottleneck-lab/demo-meta/1"}')
+    frames = load_trace(d)
+    assert [f.rank for f in frames] == [0, 1, 2]
+    assert not any("meta.json" in w for f in frames for w in f.warnings)
+
+
 def test_directory_of_only_unusable_files_is_an_error(tmp_path):
     write_text(tmp_path / "empty.json", b"")
     write_text(tmp_path / "et.json", '{"schema": "1.0.1", "nodes": []}')
