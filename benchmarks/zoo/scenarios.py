@@ -73,6 +73,15 @@ def _as_run(torch, model):
     return torch.compile(model) if COMPILE_MODEL else model
 
 
+def _hf_train(torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict) -> Built:
+    """A HF model trained under BF16 autocast with fused AdamW; loss_of(model) is the loss."""
+    model = model.cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: loss_of(run))
+    return Built(step, batch, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
 # ---- scenarios ----------------------------------------------------------------------------------
 
 
@@ -637,22 +646,13 @@ def bert_large_healthy(variant: str) -> Built:
     cfg = BertConfig(
         hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096
     )
-    model = BertForMaskedLM(cfg).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
-
-    run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
-
-    return Built(
-        step,
+    return _hf_train(
+        torch,
+        BertForMaskedLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
         16,
-        {
-            "model": "bert-large (config)",
-            "tokens": 16 * 512,
-            "autocast": "bf16",
-            "optimizer": "AdamW(fused)",
-        },
+        {"model": "bert-large (config)", "tokens": 16 * 512},
     )
 
 
@@ -812,15 +812,6 @@ def mobilenet_v3_precision(variant: str) -> Built:
     return _image_train(
         torch, model, "mobilenet_v3_large", 256, fixed=variant == "fixed", fused_adamw=False
     )
-
-
-def _hf_train(torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict) -> Built:
-    """A HF model trained under BF16 autocast with fused AdamW; loss_of(model) is the loss."""
-    model = model.cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: loss_of(run))
-    return Built(step, batch, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
 
 
 def roberta_healthy(variant: str) -> Built:
