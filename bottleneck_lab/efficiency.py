@@ -15,7 +15,7 @@ from . import facts
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
 from .op_flops import _cache, _flop_owner, compute_ops, op_costs
 from .trace import TraceFrame
-from .trace.frame import nearest_ancestor
+from .trace.frame import name_mask, nearest_ancestor
 
 
 def flops_per_step(frame: TraceFrame) -> float | None:
@@ -317,9 +317,10 @@ def roofline_roofs(peak: DevicePeak | None, rows: list[dict]) -> dict:
 
 
 def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
-    """Kernels inside the steps launched by elementwise or normalisation ops (directly or through
-    child ops), with that op's row (`owner`), dtype, category and bytes split over its kernels by
-    time. The optimizer's are left out (per-parameter FP32 state, not activations)."""
+    """Kernels inside the steps launched by elementwise, normalisation or bytes-only ops
+    (softmax, dropout, sums and means: category "other") directly or through child ops, with that
+    op's row (`owner`), dtype, category and bytes split over its kernels by time. The
+    optimizer's are left out (per-parameter FP32 state, not activations)."""
     c = _cache(frame)
     if "memory_bound" in c:
         return c["memory_bound"]
@@ -329,15 +330,14 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
         ["ts", "end", "dur", "name", "op", "stream", "step", "device"],
     ].copy()
     oc = op_costs(frame)
-    mb = oc.loc[oc["category"].isin(("elementwise", "norm")) & (oc["bytes"] > 0)]
+    mb = oc.loc[oc["category"].isin(("elementwise", "norm", "other")) & (oc["bytes"] > 0)]
     ops = frame.cpu_ops
+    # a fused optimizer op outside an Optimizer.step span is still the optimizer's
+    fused_opt = name_mask(ops["name"], r"^aten::_fused_")
+    mb = mb.loc[~fused_opt[mb["row"].to_numpy(dtype=np.int64)]]
     is_mb = np.zeros(len(ops), dtype=bool)
     is_mb[mb["row"].to_numpy(dtype=np.int64)] = True
-    os_, oe = facts.optimizer_spans(frame)
-    if len(os_):
-        ots = ops["ts"].to_numpy()
-        i = np.searchsorted(os_, ots, side="right") - 1
-        is_mb &= ~((i >= 0) & (ots < oe[np.maximum(i, 0)]))
+    is_mb &= ~facts.ops_in_optimizer(frame)
     owner = (
         nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), is_mb)
         if len(ops)

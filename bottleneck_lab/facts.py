@@ -693,13 +693,20 @@ OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
 
 def launched_in_optimizer(frame: TraceFrame, gpu_ops: pd.DataFrame) -> np.ndarray:
     """For rows of frame.gpu_ops: launched by a CPU op that began inside Optimizer.step."""
-    os_, oe = optimizer_spans(frame)
     op = gpu_ops["op"].to_numpy()
-    if not len(os_) or not len(gpu_ops):
-        return np.zeros(len(gpu_ops), dtype=bool)
-    ts = frame.cpu_ops["ts"].to_numpy()[np.maximum(op, 0)]
+    if not len(gpu_ops):
+        return np.zeros(0, dtype=bool)
+    return (op >= 0) & ops_in_optimizer(frame)[np.maximum(op, 0)]
+
+
+def ops_in_optimizer(frame: TraceFrame) -> np.ndarray:
+    """For rows of frame.cpu_ops: began inside an Optimizer.step span."""
+    os_, oe = optimizer_spans(frame)
+    ts = frame.cpu_ops["ts"].to_numpy()
+    if not len(os_):
+        return np.zeros(len(ts), dtype=bool)
     i = np.searchsorted(os_, ts, side="right") - 1
-    return (op >= 0) & (i >= 0) & (ts < oe[np.maximum(i, 0)])
+    return (i >= 0) & (ts < oe[np.maximum(i, 0)])
 
 
 def optimizer_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -51,6 +51,10 @@ def measure(name: str, variant: str, model_only: bool) -> dict:
     torch.cuda.synchronize()
     compile_s = time.perf_counter() - t0
     compiled = time_steps(compiled_step, "cuda", steps, timing)["step_time_ms"]["median"]
+    # graph breaks leave eager Python (and its host cost) between compiled graphs
+    from torch._dynamo.utils import counters
+
+    breaks = sum(counters["graph_break"].values())
     return {
         "run": f"{name}/{variant}",
         "eager_ms": round(eager, 3),
@@ -58,6 +62,7 @@ def measure(name: str, variant: str, model_only: bool) -> dict:
         "saving_pct": round(100 * (1 - compiled / eager), 1),
         "compiled": "model" if model_only else "step",
         "compile_s": round(compile_s, 1),
+        "graph_breaks": int(breaks),
         "torch": torch.__version__,
         "device": torch.cuda.get_device_name(),
     }

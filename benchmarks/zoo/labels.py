@@ -57,6 +57,13 @@ def _k(*kinds: str) -> frozenset[str]:
 
 
 HEALTHY = Run(None)
+# A run registered healthy on which torch.compile(model) measured >= 10% faster every time it was
+# measured (compile_savings.py --model-only on the H100, each time on another lent machine; the
+# figures are beside each run): by the conditional rule below (CONDITIONAL_MIN_SAVING_PCT) fusion
+# is real there, so a fusion finding is not a false alarm. Runs whose measurements disagree
+# (RoBERTa 3.4% and 15.2%, BART 10.6% and -4.1%, OPT BF16 4.3% and 23.1%) or lost (BERT-large,
+# ResNet-50 and EfficientNet-B0 BF16 + channels_last, DenseNet-121) keep their labels.
+COMPILES_FASTER = Run(None, frozenset({"fusion"}))
 # Idle at a step's edges and per-step optimizer work are present in every real run; at low
 # severity they are fine, so a healthy label allows nothing at >= medium.
 
@@ -87,14 +94,19 @@ ZOO: tuple[Scenario, ...] = (
         # diagnosis as fusion. The fix measured is fusion's, so its finding is the one scored.
         {
             "bad": Run(_k("fusion", "host_bound"), _k("launch_overhead")),
-            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+            # torch.compile(model) measured 31.0% faster on the fixed run
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "fusion")),
         },
         fix_kind="fusion",
     ),
     Scenario(
         "resnet18_small_batch",
         "torchvision ResNet-18 training, BF16 + channels_last: batch 8 vs batch 256",
-        {"bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")), "fixed": HEALTHY},
+        # fixed: torch.compile(model) measured 22.3% faster
+        {
+            "bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")),
+            "fixed": COMPILES_FASTER,
+        },
     ),
     Scenario(
         "small_h2d_copies",
@@ -155,12 +167,14 @@ ZOO: tuple[Scenario, ...] = (
         "vit_b16_healthy",
         "torchvision ViT-B/16 training, BF16 autocast, batch 64, fused AdamW, loss.item() logged "
         "every step",
-        {"healthy": HEALTHY},
+        # torch.compile(model): 29.3% and 31.5% (35.33 -> 24.21 ms) faster
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "bert_inference_healthy",
         "HF BERT-base inference, BF16, batch 64 x 256 tokens, torch.inference_mode",
-        {"healthy": HEALTHY},
+        # torch.compile(model): 41.3% and 31.2% (14.41 -> 9.91 ms) faster
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "ddp_slow_rank",
@@ -190,7 +204,8 @@ HOLDOUT: tuple[Scenario, ...] = (
     Scenario(
         "convnext_tiny_healthy",
         "timm ConvNeXt-T training, BF16 autocast + channels_last, batch 128, fused AdamW",
-        {"healthy": HEALTHY},
+        # torch.compile(model): 32.1% and 32.4% (49.84 -> 33.68 ms) faster
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "efficientnet_precision",
@@ -331,7 +346,7 @@ HOLDOUT3: tuple[Scenario, ...] = (
         "timm RegNetY-032 training, BF16 autocast + channels_last, batch 128, fused AdamW",
         # GPU busy 75.2 ms of a 76.0 ms synchronised step (99%); torch.compile(model) measured
         # 13.0% faster (76.52 -> 66.56 ms), a saving the analyzer does not claim
-        {"healthy": HEALTHY},
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "densenet_healthy",

@@ -1,9 +1,10 @@
 """Chains of memory-bound elementwise kernels that one fused kernel would replace.
 
-Symptom: runs of three or more back-to-back elementwise/reduction kernels (mul, add, pow, mean,
-rsqrt, tanh, ...) with no matrix work between them, each reading and writing whole tensors in
-memory: hand-written RMSNorm, GELU or softmax, residual adds and scalings, in forward and
-backward. Each kernel moves the tensor through HBM again, so the chain moves several times the
+Symptom: runs of back-to-back memory-bound kernels with at least three of arithmetic (mul, add,
+pow, mean, rsqrt, tanh, softmax, dropout, ...; casts and concatenations ride along) and no
+matrix work or fused norm kernel between them, each reading and writing whole tensors in
+memory: hand-written RMSNorm, GELU, rotary embeddings or attention, residual adds and scalings,
+in forward and backward. Each kernel moves the tensor through HBM again, so the chain moves several times the
 bytes a single kernel needs.
 Likely cause: normalisation and activation written as Python arithmetic on tensors in eager mode.
 Fix: `torch.compile` the model (Inductor fuses such chains into one kernel), or use the fused
@@ -41,8 +42,13 @@ REQUIRES = {"kernels", "steps", "shapes"}
 # launch-overhead's finding names the fused optimizer). Dtype casts and copies between
 # elementwise ops do not (CASTS): a fused kernel converts in registers (HF Llama's RMSNorm
 # upcasts to FP32 and back around its arithmetic; torch.compile took that eager step from 41.7
-# to 22.7 ms), but they neither start nor end a chain.
+# to 22.7 ms), but they neither start nor end a chain. Pure data movement (MOVES: RoPE's
+# rotate_half concatenates, Swin rolls and pads) rides along the same way; its bytes are not
+# recorded, so it is taken to move them at its chain's bandwidth.
 CASTS = frozenset({"aten::copy_", "aten::_to_copy", "aten::to", "aten::clone", "aten::contiguous"})
+MOVES = frozenset(
+    {"aten::cat", "aten::stack", "aten::roll", "aten::constant_pad_nd", "aten::slice_backward"}
+)
 NOT_FUSIBLE = frozenset(
     {
         "aten::fill_",
@@ -53,6 +59,11 @@ NOT_FUSIBLE = frozenset(
         "aten::full_like",
     }
 )
+# Chain members besides elementwise arithmetic: the reductions and softmax/dropout of
+# hand-written norms and eager attention (pow, mean, add, rsqrt, mul is one RMSNorm; a mean
+# that ended the chain split it in two). Norm kernels (layer_norm, batch_norm) are fused ops
+# already and end a chain.
+MEMBER_CATEGORIES = ("elementwise", "other")
 
 
 @dataclass(frozen=True)
@@ -62,54 +73,81 @@ class Config:
 
 
 def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
-    """Kernels of the main device inside the steps, in stream order, with `bytes` of the
-    elementwise op that launched them (efficiency.memory_bound_kernels; NaN: any other kernel,
-    which ends a chain)."""
+    """Kernels of the main device inside the steps, in stream order, with the `owner` op that
+    launched a chain member (efficiency.memory_bound_kernels, or a data-movement op; -1: any
+    other kernel, which ends a chain), its `bytes` (NaN where not recorded) and `rides` (a cast or
+    data movement: part of a chain, but no arithmetic of its own)."""
     g = frame.gpu_ops
     dev = facts.main_device(frame)
     k = g.loc[
         (g["kind"] == "kernel") & (g["device"] == dev) & (g["step"] >= 0),
-        ["ts", "dur", "stream", "step"],
+        ["ts", "dur", "stream", "step", "op"],
     ].copy()
+    ops = frame.cpu_ops
     mb = memory_bound_kernels(frame)
-    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    not_fusible = _is_one_of(ops["name"], NOT_FUSIBLE)
     mb = mb.loc[
-        (mb["category"] == "elementwise").to_numpy()
-        & ~np.isin(names[mb["owner"].to_numpy()], list(NOT_FUSIBLE))
+        mb["category"].isin(MEMBER_CATEGORIES).to_numpy() & ~not_fusible[mb["owner"].to_numpy()]
     ]
-    k["owner"] = mb["owner"].reindex(k.index).fillna(-1).astype(np.int64)
+    owner = mb["owner"].reindex(k.index).fillna(-1).astype(np.int64).to_numpy()
+    moves = _is_one_of(ops["name"], MOVES) & ~facts.ops_in_optimizer(frame)
+    mover = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), moves)
+    owner = np.where(owner >= 0, owner, mover)
+    k["owner"] = owner
     k["bytes"] = mb["bytes"].reindex(k.index)
-    k["cast"] = np.isin(names[np.maximum(k["owner"].to_numpy(), 0)], list(CASTS)) & (
-        k["owner"].to_numpy() >= 0
-    )
-    return k.sort_values(["stream", "ts"], kind="stable")
+    rides = _is_one_of(ops["name"], CASTS | MOVES)
+    k["rides"] = rides[np.maximum(owner, 0)] & (owner >= 0)
+    return k.drop(columns="op").sort_values(["stream", "ts"], kind="stable")
 
 
-def _chains(k: pd.DataFrame, min_len: int) -> list[pd.DataFrame]:
-    """Maximal runs of consecutive elementwise kernels on one stream within one step."""
-    is_ew = np.isfinite(k["bytes"].to_numpy())
+def _is_one_of(names: pd.Series, wanted: frozenset[str]) -> np.ndarray:
+    """Rows of a categorical name column that are one of `wanted` (matched once per name)."""
+    return name_mask(names, "^(?:" + "|".join(re.escape(w) for w in sorted(wanted)) + ")$")
+
+
+def _chains(k: pd.DataFrame, min_len: int) -> pd.DataFrame:
+    """The kernels of k in chains, numbered by `chain`: maximal runs of consecutive members on
+    one stream within one step, trimmed to their first and last arithmetic kernel (casts and
+    copies ride along inside a chain but do not make one: autocast's weight casts beside each
+    matmul are no arithmetic to fuse), with `bytes` filled in for data movement at the chain's
+    bandwidth. Chains with no recorded bytes are left out."""
+    owner = k["owner"].to_numpy()
+    member = owner >= 0
     stream, step = k["stream"].to_numpy(), k["step"].to_numpy()
-    brk = ~is_ew | np.r_[True, (stream[1:] != stream[:-1]) | (step[1:] != step[:-1])]
-    run_id = np.cumsum(brk)
-    out = []
-    for _, run in k.loc[is_ew].groupby(run_id[is_ew]):
-        # casts ride along inside a chain but do not make one: autocast's weight casts beside
-        # each matmul are no arithmetic to fuse
-        arithmetic = np.flatnonzero(~run["cast"].to_numpy())
-        if len(arithmetic) >= min_len:
-            out.append(run.iloc[arithmetic[0] : arithmetic[-1] + 1])
-    return out
+    brk = ~member | np.r_[True, (stream[1:] != stream[:-1]) | (step[1:] != step[:-1])]
+    run = np.cumsum(brk) - 1
+    arith = member & ~k["rides"].to_numpy()
+    pos = np.arange(len(k))
+    n_runs = int(run[-1]) + 1 if len(k) else 0
+    first = np.full(n_runs, len(k))
+    last = np.full(n_runs, -1)
+    np.minimum.at(first, run[arith], pos[arith])
+    np.maximum.at(last, run[arith], pos[arith])
+    long_enough = np.bincount(run[arith], minlength=n_runs) >= min_len
+    keep = member & long_enough[run] & (pos >= first[run]) & (pos <= last[run])
+    c = k.loc[keep].copy()
+    c["chain"] = run[keep]
+    b, dur = c["bytes"].to_numpy(), c["dur"].to_numpy()
+    known = np.isfinite(b)
+    known_bytes = c.assign(b=np.where(known, b, 0.0), d=np.where(known, dur, 0.0))
+    per = known_bytes.groupby("chain")[["b", "d"]].transform("sum")
+    bw = (per["b"] / per["d"].replace(0.0, np.nan)).to_numpy()
+    c["bytes"] = np.where(known, b, dur * bw)
+    c = c.loc[np.isfinite(bw)]
+    c["chain"] = pd.factorize(c["chain"])[0]
+    return c
 
 
 AUTOGRAD_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
 
 
-def _host_us_of_removed_ops(frame: TraceFrame, chains: list[pd.DataFrame]) -> float:
+def _host_us_of_removed_ops(frame: TraceFrame, chains: pd.DataFrame) -> float:
     """Host µs that dispatching every chain kernel but the longest took: each kernel's op, or in
     backward the autograd node that ran it (its bookkeeping goes too), counted once, less the
     profiler's share of host time."""
-    gone = [run["owner"].to_numpy()[np.argsort(run["dur"].to_numpy())[:-1]] for run in chains]
-    owners = np.concatenate(gone) if gone else np.zeros(0, dtype=np.int64)
+    by_length = chains.sort_values(["chain", "dur"], kind="stable")
+    longest = ~by_length["chain"].duplicated(keep="last").to_numpy()
+    owners = by_length["owner"].to_numpy()[~longest]
     if not len(owners):
         return 0.0
     ops = frame.cpu_ops
@@ -121,56 +159,55 @@ def _host_us_of_removed_ops(frame: TraceFrame, chains: list[pd.DataFrame]) -> fl
 
 def detect(frame: TraceFrame, cfg: Config):
     k = _elementwise_kernels(frame)
-    chains = _chains(k, cfg.min_chain_kernels_count)
-    if not chains:
+    c = _chains(k, cfg.min_chain_kernels_count)
+    sums = c.groupby("chain")[["bytes", "dur"]].transform("sum")
+    c = c.loc[(sums["bytes"].to_numpy() > 0) & (sums["dur"].to_numpy() > 0)]
+    if not len(c):
         return []
-    saved = 0.0
-    rows = []
-    names = frame.cpu_ops["name"].astype(object).to_numpy()
-    for run in chains:
-        moved = float(run["bytes"].sum())
-        t = float(run["dur"].sum())
-        if moved <= 0 or t <= 0:
-            continue
-        fused_bytes = float(run["bytes"].max())
-        # the fused kernel moves one kernel's bytes at the chain's bandwidth, and takes no less
-        # than the chain's longest kernel (tiny kernels are latency-bound, not bandwidth-bound)
-        s = t - max(t * fused_bytes / moved, float(run["dur"].max()))
-        saved += s
-        rows.append((s, run, moved, fused_bytes, t))
+    per = c.groupby("chain").agg(
+        moved=("bytes", "sum"),
+        fused=("bytes", "max"),
+        t=("dur", "sum"),
+        longest=("dur", "max"),
+        kernels=("dur", "size"),
+        ts=("ts", "first"),
+    )
+    # the fused kernel moves one kernel's bytes at the chain's bandwidth, and takes no less
+    # than the chain's longest kernel (tiny kernels are latency-bound, not bandwidth-bound)
+    per["saving"] = per["t"] - np.maximum(per["t"] * per["fused"] / per["moved"], per["longest"])
     n_steps = max(len(frame.steps), 1)
+    saved = float(per["saving"].sum())
     # A fused chain is also one op to dispatch instead of many: the host saves the recorded
     # time of the ops behind the kernels that go. The step shortens by whichever side sets
     # its length.
-    host_saved = _host_us_of_removed_ops(frame, [r[1] for r in rows]) / n_steps
+    host_saved = _host_us_of_removed_ops(frame, c) / n_steps
     per_step, share = cost(
         frame, facts.step_saving_us(frame, saved / n_steps, host_saved) * n_steps
     )
     if share < cfg.min_share_pct:
         return []
-    rows.sort(key=lambda r: -r[0])
+    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    owners = c.groupby("chain")["owner"]
     top = []
-    for s, run, moved, fused_bytes, t in rows[:3]:
-        ops = [str(names[o]) for o in run["owner"].to_numpy()[:8]]
+    for chain, r in per.sort_values("saving", ascending=False, kind="stable").head(3).iterrows():
         top.append(
             {
-                **when(frame, float(run["ts"].iloc[0])),
-                "kernels": int(len(run)),
-                "ops": ops,
-                "us": round(t, 1),
-                "bytes_moved": int(moved),
-                "bytes_if_fused": int(fused_bytes),
-                "gb_per_s": round(moved / t / 1e3, 1),
-                "saving_us": round(s, 1),
+                **when(frame, float(r["ts"])),
+                "kernels": int(r["kernels"]),
+                "ops": [str(names[o]) for o in owners.get_group(chain).to_numpy()[:8]],
+                "us": round(float(r["t"]), 1),
+                "bytes_moved": int(r["moved"]),
+                "bytes_if_fused": int(r["fused"]),
+                "gb_per_s": round(float(r["moved"] / r["t"]) / 1e3, 1),
+                "saving_us": round(float(r["saving"]), 1),
             }
         )
-    in_chains = sum(len(r[1]) for r in rows)
-    moved_total = sum(r[2] for r in rows)
-    fused_total = sum(r[3] for r in rows)
+    in_chains = len(c)
+    moved_total, fused_total = float(per["moved"].sum()), float(per["fused"].sum())
     evidence = {
-        "chains_per_step": round(len(rows) / n_steps, 1),
+        "chains_per_step": round(len(per) / n_steps, 1),
         "kernels_in_chains_per_step": round(in_chains / n_steps, 1),
-        "chain_kernel_us_per_step": round(sum(r[4] for r in rows) / n_steps, 1),
+        "chain_kernel_us_per_step": round(float(per["t"].sum()) / n_steps, 1),
         "gpu_time_saved_us_per_step": round(saved / n_steps, 1),
         "host_time_saved_us_per_step": round(host_saved, 1),
         "host_time_us_per_step": round(facts.host_time_us(frame), 1),
@@ -179,7 +216,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_chains": top,
     }
     title = (
-        f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(rows) / n_steps:.0f} unfused "
+        f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(per) / n_steps:.0f} unfused "
         f"chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels would; "
         f"fusing saves ~{share:.0f}% of the step"
     )

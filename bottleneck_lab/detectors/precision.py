@@ -149,7 +149,11 @@ def detect(frame: TraceFrame, cfg: Config):
     layout = name_mask(k32["name"], LAYOUT_KERNEL)
     saved = np.where(layout, dur, saved)
     mb = memory_bound_kernels(frame)
-    mb = mb.loc[mb["dtype"].isin(FP32) & (mb["device"] == facts.main_device(frame))]
+    mb = mb.loc[
+        mb["dtype"].isin(FP32)
+        & (mb["device"] == facts.main_device(frame))
+        & mb["category"].isin(("elementwise", "norm"))
+    ]
     # ops autocast runs in FP32 whatever their input (norms, softmax, pow, sums, losses) keep
     # their bytes, and pay a cast besides: they save nothing
     stays = name_mask(frame.cpu_ops["name"], AUTOCAST_FP32)[mb["owner"].to_numpy()]

@@ -1,0 +1,86 @@
+"""What makes one fusion chain: reductions and softmax inside hand-written arithmetic join it,
+data movement (cat) rides along without counting as arithmetic, a fused norm kernel ends it.
+Each trace: a matmul, then the ops below queued back to back on the GPU, every kernel 100 µs."""
+
+from __future__ import annotations
+
+from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.detectors._examples import launch, mm_args, steps
+from bottleneck_lab.trace.synth import TraceBuilder, load
+
+N = 1 << 24
+UNARY = {"Input Dims": [[N]], "Input type": ["float"], "Concrete Inputs": [""]}
+BINARY = {"Input Dims": [[N], [N]], "Input type": ["float"] * 2, "Concrete Inputs": ["", ""]}
+ROW = {"Input Dims": [[N // 4096, 4096]], "Input type": ["float"], "Concrete Inputs": [""]}
+CAT = {"Input Dims": [[], ""], "Input type": ["TensorList", "Scalar"], "Concrete Inputs": ["", "1"]}
+LAYER_NORM = {
+    "Input Dims": [[N // 4096, 4096], [], [4096], [4096], []],
+    "Input type": ["float", "ScalarList", "float", "float", "Double"],
+    "Concrete Inputs": ["", "[4096]", "", "", "1e-05"],
+}
+
+
+def fusion_evidence(ops: list[tuple[str, dict]]) -> dict | None:
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        for i, (op, args) in enumerate(ops):
+            launch(b, t0 + 10 + 8 * i, t0 + 310 + 100 * i, 100, name=op, op_args=args)
+    found = [f for f in diagnose([load(b)]).findings if f.kind == "fusion"]
+    return found[0].evidence if found else None
+
+
+def test_the_mean_of_a_hand_written_rms_norm_is_inside_its_chain():
+    rms_norm = [
+        ("aten::pow", UNARY),
+        ("aten::mean", ROW),
+        ("aten::add", BINARY),
+        ("aten::rsqrt", UNARY),
+        ("aten::mul", BINARY),
+        ("aten::mul", BINARY),
+    ]
+    ev = fusion_evidence(rms_norm)
+    assert ev is not None
+    assert ev["chains_per_step"] == 1
+    assert ev["kernels_in_chains_per_step"] == 6
+
+
+def test_softmax_and_dropout_join_the_arithmetic_of_eager_attention():
+    attention = [
+        ("aten::div", BINARY),
+        ("aten::add", BINARY),
+        ("aten::_softmax", UNARY),
+        ("aten::native_dropout", UNARY),
+    ]
+    ev = fusion_evidence(attention)
+    assert ev is not None and ev["kernels_in_chains_per_step"] == 4
+
+
+def test_a_concatenation_rides_along_but_does_not_make_a_chain():
+    # rotate_half: two arithmetic kernels and a cat are no chain of three
+    assert (
+        fusion_evidence([("aten::neg", UNARY), ("aten::cat", CAT), ("aten::mul", BINARY)]) is None
+    )
+    rope = [
+        ("aten::mul", BINARY),
+        ("aten::neg", UNARY),
+        ("aten::cat", CAT),
+        ("aten::mul", BINARY),
+        ("aten::add", BINARY),
+    ]
+    ev = fusion_evidence(rope)
+    assert ev is not None and ev["kernels_in_chains_per_step"] == 5
+    # the cat's bytes are not recorded: it is taken to move them at its chain's bandwidth
+    chain = ev["largest_chains"][0]
+    assert chain["bytes_moved"] > 0 and chain["gb_per_s"] > 0
+
+
+def test_a_fused_norm_kernel_ends_a_chain():
+    split = [
+        ("aten::mul", BINARY),
+        ("aten::add", BINARY),
+        ("aten::native_layer_norm", LAYER_NORM),
+        ("aten::mul", BINARY),
+        ("aten::add", BINARY),
+    ]
+    assert fusion_evidence(split) is None
