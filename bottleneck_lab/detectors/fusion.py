@@ -216,7 +216,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_chains": top,
     }
     title = (
-        f"{in_chains / n_steps:.0f} elementwise kernels per step in {len(per) / n_steps:.0f} unfused "
+        f"{in_chains / n_steps:.0f} memory-bound kernels per step in {len(per) / n_steps:.0f} unfused "
         f"chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels would; "
         f"fusing saves ~{share:.0f}% of the step"
     )

@@ -33,7 +33,7 @@ PAIRS = [
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
     ("swin_t_compile", "bad"): "holdout 2: torch.compile saved 50.3% of eager Swin-T; fusion "
-    "finds too few chains of three elementwise kernels, while what Inductor removes is mostly "
+    "finds too few chains of three arithmetic kernels, while what Inductor removes is mostly "
     "layout copies (15 ms of aten::copy_ per step), rolls, norms and softmax",
     ("densenet_healthy", "healthy"): "holdout 3: the fusion false alarm (FALSE_ALARMS) comes first",
 }
