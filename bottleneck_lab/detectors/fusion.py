@@ -4,8 +4,8 @@ Symptom: runs of back-to-back memory-bound kernels with at least three of arithm
 pow, mean, rsqrt, tanh, softmax, dropout, ...; casts and concatenations ride along) and no
 matrix work or fused norm kernel between them, each reading and writing whole tensors in
 memory: hand-written RMSNorm, GELU, rotary embeddings or attention, residual adds and scalings,
-in forward and backward. Each kernel moves the tensor through HBM again, so the chain moves several times the
-bytes a single kernel needs.
+in forward and backward. Each kernel moves the tensor through HBM again, so the chain moves
+several times the bytes a single kernel needs.
 Likely cause: normalisation and activation written as Python arithmetic on tensors in eager mode.
 Fix: `torch.compile` the model (Inductor fuses such chains into one kernel), or use the fused
 ops: `F.rms_norm`, `F.layer_norm`, `F.gelu(approximate="tanh")`, `F.silu`, `F.softmax`,
@@ -72,7 +72,7 @@ class Config:
     min_chain_kernels_count: int = 3
 
 
-def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
+def _member_kernels(frame: TraceFrame) -> pd.DataFrame:
     """Kernels of the main device inside the steps, in stream order, with the `owner` op that
     launched a chain member (efficiency.memory_bound_kernels, or a data-movement op; -1: any
     other kernel, which ends a chain), its `bytes` (NaN where not recorded) and `rides` (a cast or
@@ -85,24 +85,19 @@ def _elementwise_kernels(frame: TraceFrame) -> pd.DataFrame:
     ].copy()
     ops = frame.cpu_ops
     mb = memory_bound_kernels(frame)
-    not_fusible = _is_one_of(ops["name"], NOT_FUSIBLE)
+    not_fusible = ops["name"].isin(NOT_FUSIBLE).to_numpy()
     mb = mb.loc[
         mb["category"].isin(MEMBER_CATEGORIES).to_numpy() & ~not_fusible[mb["owner"].to_numpy()]
     ]
     owner = mb["owner"].reindex(k.index).fillna(-1).astype(np.int64).to_numpy()
-    moves = _is_one_of(ops["name"], MOVES) & ~facts.ops_in_optimizer(frame)
+    moves = ops["name"].isin(MOVES).to_numpy() & ~facts.ops_in_optimizer(frame)
     mover = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), moves)
     owner = np.where(owner >= 0, owner, mover)
     k["owner"] = owner
     k["bytes"] = mb["bytes"].reindex(k.index)
-    rides = _is_one_of(ops["name"], CASTS | MOVES)
+    rides = ops["name"].isin(CASTS | MOVES).to_numpy()
     k["rides"] = rides[np.maximum(owner, 0)] & (owner >= 0)
     return k.drop(columns="op").sort_values(["stream", "ts"], kind="stable")
-
-
-def _is_one_of(names: pd.Series, wanted: frozenset[str]) -> np.ndarray:
-    """Rows of a categorical name column that are one of `wanted` (matched once per name)."""
-    return name_mask(names, "^(?:" + "|".join(re.escape(w) for w in sorted(wanted)) + ")$")
 
 
 def _chains(k: pd.DataFrame, min_len: int) -> pd.DataFrame:
@@ -110,7 +105,7 @@ def _chains(k: pd.DataFrame, min_len: int) -> pd.DataFrame:
     one stream within one step, trimmed to their first and last arithmetic kernel (casts and
     copies ride along inside a chain but do not make one: autocast's weight casts beside each
     matmul are no arithmetic to fuse), with `bytes` filled in for data movement at the chain's
-    bandwidth. Chains with no recorded bytes are left out."""
+    bandwidth. Chains without recorded bytes and time to give that bandwidth are left out."""
     owner = k["owner"].to_numpy()
     member = owner >= 0
     stream, step = k["stream"].to_numpy(), k["step"].to_numpy()
@@ -133,7 +128,7 @@ def _chains(k: pd.DataFrame, min_len: int) -> pd.DataFrame:
     per = known_bytes.groupby("chain")[["b", "d"]].transform("sum")
     bw = (per["b"] / per["d"].replace(0.0, np.nan)).to_numpy()
     c["bytes"] = np.where(known, b, dur * bw)
-    c = c.loc[np.isfinite(bw)]
+    c = c.loc[np.isfinite(bw) & (bw > 0)]
     c["chain"] = pd.factorize(c["chain"])[0]
     return c
 
@@ -158,10 +153,8 @@ def _host_us_of_removed_ops(frame: TraceFrame, chains: pd.DataFrame) -> float:
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    k = _elementwise_kernels(frame)
+    k = _member_kernels(frame)
     c = _chains(k, cfg.min_chain_kernels_count)
-    sums = c.groupby("chain")[["bytes", "dur"]].transform("sum")
-    c = c.loc[(sums["bytes"].to_numpy() > 0) & (sums["dur"].to_numpy() > 0)]
     if not len(c):
         return []
     per = c.groupby("chain").agg(
@@ -186,7 +179,7 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     if share < cfg.min_share_pct:
         return []
-    names = frame.cpu_ops["name"].astype(object).to_numpy()
+    names = frame.cpu_ops["name"]
     owners = c.groupby("chain")["owner"]
     top = []
     for chain, r in per.sort_values("saving", ascending=False, kind="stable").head(3).iterrows():
@@ -194,7 +187,7 @@ def detect(frame: TraceFrame, cfg: Config):
             {
                 **when(frame, float(r["ts"])),
                 "kernels": int(r["kernels"]),
-                "ops": [str(names[o]) for o in owners.get_group(chain).to_numpy()[:8]],
+                "ops": [str(names.iat[o]) for o in owners.get_group(chain).to_numpy()[:8]],
                 "us": round(float(r["t"]), 1),
                 "bytes_moved": int(r["moved"]),
                 "bytes_if_fused": int(r["fused"]),
