@@ -174,6 +174,53 @@ def dataloader_spans(frame: TraceFrame) -> pd.DataFrame:
     return dl
 
 
+# Runtime calls that are the copy and memset findings' (a pageable copy blocks inside its call).
+COPY_CALLS = re.compile(r"Memcpy|Memset", re.IGNORECASE)
+ALLOCATOR_CALLS = re.compile(r"^(cuda|hip|cu)(Malloc|Free|MemAlloc|MemFree)", re.IGNORECASE)
+
+
+def startup_calls(frame: TraceFrame) -> pd.DataFrame:
+    """Runtime calls of one-off start-up inside the steps: CUDA context creation (the first CUDA
+    call pays it), module loading on a kernel's first launch, stream and library-handle set-up.
+    A call counts when it ran longer than BLOCKED_LAUNCH_US while the GPU sat idle (a launch held
+    by a full queue has a busy GPU) and it is no synchronisation or copy. In a trace of several
+    steps only the first step's count, and only names that run that long in no later step: what
+    recurs every step is the step's own cost (allocator churn is memory_capacity's). A trace of
+    one window cannot show what recurs: there the allocator's calls count too."""
+    c = _cache(frame)
+    if "startup" not in c:
+        rt = frame.runtime
+        dev = main_device(frame)
+        ws, we = step_windows(frame)
+        out = rt.iloc[:0]
+        if len(rt) and dev is not None and len(ws):
+            long = rt.loc[(rt["dur"] > BLOCKED_LAUNCH_US).to_numpy() & (rt["step"] >= 0).to_numpy()]
+            long = long.loc[
+                ~name_mask(long["name"], SYNC_CALLS) & ~name_mask(long["name"], COPY_CALLS)
+            ]
+            bs, be = frame.busy_intervals(dev)
+            busy = iv.overlap_with(bs, be, long["ts"].to_numpy(), long["end"].to_numpy())
+            long = long.loc[busy < 0.5 * long["dur"].to_numpy()]
+            if len(frame.steps) > 1:
+                later = set(long.loc[long["step"] > 0, "name"].astype(str))
+                long = long.loc[
+                    (long["step"] == 0).to_numpy()
+                    & ~long["name"].astype(str).isin(later).to_numpy()
+                    & ~name_mask(long["name"], ALLOCATOR_CALLS)
+                ]
+            out = long
+        c["startup"] = out
+    return c["startup"]
+
+
+def startup_us(frame: TraceFrame) -> float:
+    """µs over all steps the host spent in one-off start-up calls (startup_calls)."""
+    st = startup_calls(frame)
+    if not len(st):
+        return 0.0
+    return iv.total(*iv.union(st["ts"].to_numpy(), st["end"].to_numpy()))
+
+
 def idle_gaps(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
     """Every idle interval of `device` inside the steps, with its attributed cause."""
     device = main_device(frame) if device is None else device
@@ -199,6 +246,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
         "sync_is_h2d_copy",
         "profiler_us",
         "exposed_us",
+        "in_startup",
     ]
     if device is None or not len(frame.steps):
         return pd.DataFrame(columns=cols)
@@ -283,8 +331,12 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     # The host paid the profiler for every op it recorded, and a host that falls behind shows it
     # as idle in the gaps where the GPU waited on it: take that cost (capped at those gaps) out of
     # them in proportion to their length.
+    # Gaps the host spent in one-off start-up calls (cold_start owns them; no profiler cost).
+    st = startup_calls(frame)
+    ss, se = iv.union(st["ts"].to_numpy(), st["end"].to_numpy())
+    starting = iv.overlap_with(ss, se, gs, ge) >= 0.5 * dur if len(ss) else np.zeros(n, bool)
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
-    profiler_us = _profiler_us_of_gaps(dur, np.isin(cause, HOST_CAUSES), recorded)
+    profiler_us = _profiler_us_of_gaps(dur, np.isin(cause, HOST_CAUSES) & ~starting, recorded)
     return pd.DataFrame(
         {
             "start": gs,
@@ -300,6 +352,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
             "sync_is_h2d_copy": sync_h2d,
             "profiler_us": profiler_us,
             "exposed_us": dur - profiler_us,
+            "in_startup": starting,
         }
     )
 
@@ -358,6 +411,7 @@ OWNERS = (
     "small_batch",
     "memcpy",
     "recompilation",
+    "cold_start",
     "unrecorded_work",
 )
 # Dynamo/Inductor compile phases as the profiler records them (cpu_op or user annotation).
@@ -407,6 +461,9 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
             gs, ge = gaps["start"].to_numpy(), gaps["end"].to_numpy()
             compiling = iv.overlap_with(cs, ce, gs, ge) >= 0.5 * (ge - gs)
             owner = np.where(compiling & (owner != "data_loading"), "recompilation", owner)
+        # Idle while the host sat in one-off start-up calls is start-up's, not the step's.
+        starting = gaps["in_startup"].to_numpy(dtype=bool)
+        owner = np.where(starting & (owner != "recompilation"), "cold_start", owner)
     if len(gaps) and small_batch_owns_host_idle(frame):
         # The optimizer's launches are per parameter, not per sample: a bigger batch leaves them.
         os_, oe = optimizer_spans(frame)
@@ -475,6 +532,10 @@ def _host_blocked_us(frame: TraceFrame) -> float:
             if len(la):
                 extra = la["dur"].to_numpy() - float(np.median(la["dur"]))
                 blocked += float(extra[la["dur"].to_numpy() > BLOCKED_LAUNCH_US].sum())
+            # one-off start-up is no per-op work the profiler inflates (launches counted above)
+            st = startup_calls(frame)
+            st = st.loc[~st.index.isin(la.index)]
+            blocked += iv.total(*iv.union(st["ts"].to_numpy(), st["end"].to_numpy()))
         c["host_blocked"] = blocked
     return c["host_blocked"]
 
@@ -572,7 +633,8 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, owner: str) -> float:
     dur = gaps["dur"].to_numpy()
     high = PROFILER_SHARE_OF_HOST_OP_HIGH / PROFILER_SHARE_OF_HOST_OP
     recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
-    exposed = dur - _profiler_us_of_gaps(dur, np.isin(gaps["cause"], HOST_CAUSES), recorded)
+    host = np.isin(gaps["cause"], HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
+    exposed = dur - _profiler_us_of_gaps(dur, host, recorded)
     return float(exposed[gap_owners(frame) == owner].sum())
 
 

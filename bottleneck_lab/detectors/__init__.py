@@ -43,6 +43,7 @@ MODULES = (
     "recompute",
     "memory_capacity",
     "recompilation",
+    "cold_start",
     "fusion",
 )
 PREREQUISITES = {

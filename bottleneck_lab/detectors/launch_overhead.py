@@ -38,7 +38,15 @@ MULTI_TENSOR = re.compile(
 
 # Idle a CUDA graph would not remove, or that says the GPU waited on something other than
 # launches (see detect).
-OTHER_OWNERS = ("host_bound", "sync_stall", "memcpy", "recompilation", "data_loading", "gpu_idle")
+OTHER_OWNERS = (
+    "host_bound",
+    "sync_stall",
+    "memcpy",
+    "recompilation",
+    "cold_start",
+    "data_loading",
+    "gpu_idle",
+)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ OWNER_LABELS = {
     "gpu_idle": "idle, no host cause",
     "memcpy": "blocking host-to-device copy",
     "recompilation": "torch.compile compiling",
+    "cold_start": "one-off start-up",
     "unrecorded_work": "work from before the trace",
 }
 OWNER_COLOURS = {
@@ -29,6 +30,7 @@ OWNER_COLOURS = {
     "gpu_idle": "#bab0ac",
     "memcpy": "#59a14f",
     "recompilation": "#ff9da7",
+    "cold_start": "#9c755f",
     "unrecorded_work": "#e8e8e8",
 }
 SEVERITY_COLOURS = {"high": "#c0392b", "medium": "#d68910", "low": "#2e86c1", "info": "#7f8c8d"}

@@ -1,0 +1,113 @@
+"""One-off start-up inside the profiled window (cold start), not the training step.
+
+Symptom: the GPU idles while the host sits in single CUDA runtime or driver calls that run for
+milliseconds to seconds with nothing queued: the first CUDA call of the process creating the
+context (often `cudaDeviceGetStreamPriorityRange`, `cudaGetDeviceCount` or `cudaFree`), a
+kernel's first launch loading its module (lazy loading), streams and cuDNN/cuBLAS handles being
+created, the caching allocator's first `cudaMalloc` calls. They fall in the first profiled
+step only (or the trace marks no steps, so nothing shows they recur).
+Likely cause: the profiler started with the process: no warm-up iterations before it, or no
+`torch.profiler.schedule`, so the trace shows start-up that a long run pays once.
+Fix: profile steady-state steps: run a few iterations before profiling, or use
+`torch.profiler.schedule(wait=1, warmup=1, active=3)` and call `prof.step()` every iteration.
+Only where the job is this short (or starts many processes) is start-up itself the cost.
+
+Estimate: the idle of the gaps the host spent in those calls (facts.startup_calls); the other
+findings leave it out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .. import facts
+from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
+from ._common import idle_finding, when
+from ._examples import STEP_US, STEPS, launch
+
+CODE = "cold-start"
+KIND = "host_bound"
+REQUIRES = {"kernels", "steps", "runtime"}
+
+# What each kind of start-up call is doing, for the evidence (first match wins; the trace's
+# first CUDA call, whatever its name, is where the process created its context).
+WHAT = (
+    (re.compile(r"^cu(da)?(Init|Ctx|DevicePrimaryCtx|SetDevice|GetDevice|DeviceGet)"), "CONTEXT"),
+    (re.compile(r"Launch", re.IGNORECASE), "first launch loading the kernel's module"),
+    (facts.ALLOCATOR_CALLS, "the caching allocator growing (cudaMalloc/cudaFree)"),
+    (re.compile(r"Module|Library|Func(Get|Set)", re.IGNORECASE), "module loading"),
+    (re.compile(r"Stream|Event|Handle", re.IGNORECASE), "stream and handle set-up"),
+)
+CONTEXT = "CUDA context creation"
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def _what(name: str, first: bool = False) -> str:
+    what = CONTEXT if first else next((w for rx, w in WHAT if rx.search(name)), CONTEXT)
+    return CONTEXT if what == "CONTEXT" else what
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    calls = facts.startup_calls(frame)
+    if not len(calls):
+        return []
+    names = calls["name"].astype(str)
+    first_call = float(frame.runtime["ts"].min())
+    whats = [_what(n, ts == first_call) for n, ts in zip(names, calls["ts"].to_numpy())]
+    by_what: dict[str, float] = {}
+    for what, dur in zip(whats, calls["dur"].to_numpy()):
+        by_what[what] = by_what.get(what, 0.0) + float(dur)
+    largest = calls.assign(name=names, what=whats).nlargest(5, "dur")
+    multi_step = len(frame.steps) > 1
+    extra = {
+        "startup_call_us_total": round(facts.startup_us(frame), 1),
+        "startup_calls": int(len(calls)),
+        "us_by_what": {k: round(v, 1) for k, v in sorted(by_what.items(), key=lambda kv: -kv[1])},
+        "largest_calls": [
+            {**when(frame, r.ts), "call": r.name, "us": round(float(r.dur), 1), "what": r.what}
+            for r in largest.itertuples()
+        ],
+        "seen_in": "the first step only" if multi_step else "the trace's only step window",
+    }
+    top = max(by_what, key=by_what.get)
+    return idle_finding(
+        frame,
+        CODE,
+        KIND,
+        "cold_start",
+        "One-off start-up, not training: {share:.0f}% of the profiled time the GPU waits "
+        f"while the host runs {len(calls)} set-up call(s), mostly {top}, in " + extra["seen_in"],
+        "Profile steady-state steps: run a few iterations first, or use "
+        "torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() every "
+        "iteration. Start-up is paid once per process; the other findings describe the step.",
+        cfg.min_share_pct,
+        extra=extra,
+    )
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# the first step's first launch loads its module while the GPU idles
+
+
+def example(bad: bool) -> TraceBuilder:
+    """Three steps, each launching k1 at 10 (runs 20-200) and k2 at 40 (queued behind k1).
+    Bad: in the first step the launch of k2 takes 320 µs (its module loads, 200-520) and k2 runs
+    only at 530, the GPU idle from 200; the later steps launch it in 4 µs. Good: every step is
+    like the later ones."""
+    b = TraceBuilder()
+    for i in range(STEPS):
+        t0 = i * STEP_US
+        first = bad and i == 0
+        b.step(i + 1, t0, 700 if first else 60)
+        launch(b, t0 + 10, t0 + 20, 180, kernel="gemm_a")
+        if first:
+            launch(b, t0 + 40, t0 + 530, 100, kernel="gemm_b", op_us=640)
+        else:
+            launch(b, t0 + 40, t0 + 200, 100, kernel="gemm_b")
+    return b
