@@ -33,7 +33,7 @@ from bottleneck_lab.trace.load import load_trace  # noqa: E402
 
 def main() -> int:
     rows = []
-    holdout = {s.name for s in labels.HOLDOUT + labels.HOLDOUT2 + labels.HOLDOUT3}
+    holdout = {s.name for s in labels.HOLDOUT + labels.HOLDOUT2 + labels.HOLDOUT3 + labels.HOLDOUT4}
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout:
             continue

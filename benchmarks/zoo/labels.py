@@ -358,6 +358,40 @@ HOLDOUT3: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 4 (2026-11-23, sixth session): four more runs, labels written and committed before
+# their capture, under holdout 3's rules (the conditional rule for pairs; host_bound and
+# launch_overhead allowed on a healthy run whose GPU is busy under 80% of the synchronised step).
+# Written after fusion's host saving and the cold-start detector changed, to test both on
+# architectures no rule has seen. The outcome of each rule is written here after capture.
+HOLDOUT4: tuple[Scenario, ...] = (
+    Scenario(
+        "deit_small_precision",
+        "timm DeiT-S/16 training, batch 256, fused AdamW: default flags (FP32, NCHW) vs BF16 "
+        "autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "wide_resnet50_healthy",
+        "torchvision Wide ResNet-50-2 training, BF16 autocast + channels_last, batch 64, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "distilbert_healthy",
+        "HF DistilBERT-base (config) sequence classification training, BF16 autocast, 32 x 256 "
+        "tokens, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bert_small_batch",
+        "HF BERT-base (config) sequence classification training, BF16 autocast, fused AdamW, "
+        "128 tokens: batch 2 vs 32",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -418,5 +452,5 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + DEMOS
+ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + DEMOS
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -911,6 +911,56 @@ def densenet_healthy(variant: str) -> Built:
     return _image_train(torch, model, "densenet121", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 4: labels in labels.py committed before these were first captured ------------------
+
+
+def deit_small_precision(variant: str) -> Built:
+    return _timm(
+        _torch(), "deit_small_patch16_224", 256, fixed=variant == "fixed", fused_adamw=True
+    )
+
+
+def wide_resnet50_healthy(variant: str) -> Built:
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.wide_resnet50_2(weights=None)
+    return _image_train(torch, model, "wide_resnet50_2", 64, fixed=True, fused_adamw=True)
+
+
+def distilbert_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import DistilBertConfig, DistilBertForSequenceClassification
+
+    cfg = DistilBertConfig(num_labels=4)
+    ids = torch.randint(5, cfg.vocab_size, (32, 256), device="cuda")
+    y = torch.randint(0, 4, (32,), device="cuda")
+    return _hf_train(
+        torch,
+        DistilBertForSequenceClassification(cfg),
+        lambda m: m(input_ids=ids, labels=y).loss,
+        32,
+        {"model": "distilbert-base (config)", "tokens": 32 * 256},
+    )
+
+
+def bert_small_batch(variant: str) -> Built:
+    torch = _torch()
+    from transformers import BertConfig, BertForSequenceClassification
+
+    batch = 2 if variant == "bad" else 32
+    cfg = BertConfig(num_labels=4)
+    ids = torch.randint(5, cfg.vocab_size, (batch, 128), device="cuda")
+    y = torch.randint(0, 4, (batch,), device="cuda")
+    return _hf_train(
+        torch,
+        BertForSequenceClassification(cfg),
+        lambda m: m(input_ids=ids, labels=y).loss,
+        batch,
+        {"model": "bert-base (config)", "tokens": batch * 128},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -942,6 +992,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         bart_healthy,
         regnet_healthy,
         densenet_healthy,
+        deit_small_precision,
+        wide_resnet50_healthy,
+        distilbert_healthy,
+        bert_small_batch,
     )
 }
 
