@@ -213,12 +213,71 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
     return c["startup"]
 
 
+# A first call this much slower than the median of its repeats (and at least FIRST_CALL_MIN_US
+# longer) was paying for set-up, not doing its work: cuDNN building its convolution plans (seen
+# at 235 ms in a ResNet-50's first conv2d whose repeats took 0.1 ms), cuBLAS heuristics, lazy
+# initialisation.
+FIRST_CALL_SLOWDOWN = 10.0
+FIRST_CALL_MIN_US = 1000.0
+
+
+def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
+    """CPU ops whose first call in the trace ran FIRST_CALL_SLOWDOWN times longer than the median
+    of the later calls with the same name and input shapes, by FIRST_CALL_MIN_US at least, while
+    the GPU sat idle (a sync's wait has a busy GPU). In a trace of several steps, only first
+    calls in the first step whose repeats run in later steps: a step that was already warm
+    shows none."""
+    c = _cache(frame)
+    if "first_calls" not in c:
+        ops = frame.cpu_ops
+        dev = main_device(frame)
+        out = ops.iloc[:0]
+        if len(ops) and dev is not None and len(frame.steps):
+            sel = ops.loc[(ops["step"] >= 0).to_numpy()]
+            dims = sel["input_dims"].astype(str).to_numpy()
+            key = pd.factorize(
+                pd.Series(sel["name"].cat.codes.to_numpy()).astype(str) + "|" + dims
+            )[0]
+            order = np.argsort(sel["ts"].to_numpy(), kind="stable")
+            key_sorted = key[order]
+            _, first_pos = np.unique(key_sorted, return_index=True)
+            first = np.zeros(len(sel), dtype=bool)
+            first[order[first_pos]] = True
+            dur = sel["dur"].to_numpy()
+            rest = pd.Series(dur[~first]).groupby(key[~first]).median()
+            typical = rest.reindex(key).to_numpy()
+            slow = (
+                first
+                & np.isfinite(typical)
+                & (dur >= FIRST_CALL_SLOWDOWN * typical)
+                & (dur - typical >= FIRST_CALL_MIN_US)
+            )
+            if len(frame.steps) > 1:
+                steps = sel["step"].to_numpy()
+                later = pd.Series(steps[~first]).groupby(key[~first]).max().reindex(key).to_numpy()
+                slow &= (steps == 0) & (later > 0)
+            cand = sel.loc[slow]
+            bs, be = frame.busy_intervals(dev)
+            busy = iv.overlap_with(bs, be, cand["ts"].to_numpy(), cand["end"].to_numpy())
+            out = cand.loc[busy < 0.5 * cand["dur"].to_numpy()]
+        c["first_calls"] = out
+    return c["first_calls"]
+
+
+def startup_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Host spans of one-off start-up (startup_calls and first_call_ops), sorted and disjoint."""
+    c = _cache(frame)
+    if "startup_spans" not in c:
+        parts = [startup_calls(frame), first_call_ops(frame)]
+        ts = np.concatenate([p["ts"].to_numpy() for p in parts])
+        end = np.concatenate([p["end"].to_numpy() for p in parts])
+        c["startup_spans"] = iv.union(ts, end)
+    return c["startup_spans"]
+
+
 def startup_us(frame: TraceFrame) -> float:
-    """µs over all steps the host spent in one-off start-up calls (startup_calls)."""
-    st = startup_calls(frame)
-    if not len(st):
-        return 0.0
-    return iv.total(*iv.union(st["ts"].to_numpy(), st["end"].to_numpy()))
+    """µs over all steps the host spent in one-off start-up (startup_spans)."""
+    return iv.total(*startup_spans(frame))
 
 
 def idle_gaps(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
@@ -331,9 +390,8 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     # The host paid the profiler for every op it recorded, and a host that falls behind shows it
     # as idle in the gaps where the GPU waited on it: take that cost (capped at those gaps) out of
     # them in proportion to their length.
-    # Gaps the host spent in one-off start-up calls (cold_start owns them; no profiler cost).
-    st = startup_calls(frame)
-    ss, se = iv.union(st["ts"].to_numpy(), st["end"].to_numpy())
+    # Gaps the host spent in one-off start-up (cold_start owns them; no profiler cost).
+    ss, se = startup_spans(frame)
     starting = iv.overlap_with(ss, se, gs, ge) >= 0.5 * dur if len(ss) else np.zeros(n, bool)
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
     profiler_us = _profiler_us_of_gaps(dur, np.isin(cause, HOST_CAUSES) & ~starting, recorded)
@@ -529,13 +587,14 @@ def _host_blocked_us(frame: TraceFrame) -> float:
         if mt is not None:
             la = launches(frame)
             la = la.loc[la["pid"] == mt[0]]
+            # one-off start-up is no per-op work the profiler inflates either
+            ss, se = startup_spans(frame)
+            blocked += iv.total(ss, se)
             if len(la):
+                in_startup = iv.overlap_with(ss, se, la["ts"].to_numpy(), la["end"].to_numpy()) > 0
                 extra = la["dur"].to_numpy() - float(np.median(la["dur"]))
-                blocked += float(extra[la["dur"].to_numpy() > BLOCKED_LAUNCH_US].sum())
-            # one-off start-up is no per-op work the profiler inflates (launches counted above)
-            st = startup_calls(frame)
-            st = st.loc[~st.index.isin(la.index)]
-            blocked += iv.total(*iv.union(st["ts"].to_numpy(), st["end"].to_numpy()))
+                held = (la["dur"].to_numpy() > BLOCKED_LAUNCH_US) & ~in_startup
+                blocked += float(extra[held].sum())
         c["host_blocked"] = blocked
     return c["host_blocked"]
 

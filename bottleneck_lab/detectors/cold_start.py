@@ -21,8 +21,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import facts
 from ..trace import TraceFrame
+from ..trace import intervals as iv
 from ..trace.synth import TraceBuilder
 from ._common import idle_finding, when
 from ._examples import STEP_US, STEPS, launch
@@ -35,8 +38,8 @@ REQUIRES = {"kernels", "steps", "runtime"}
 # first CUDA call, whatever its name, is where the process created its context).
 WHAT = (
     (re.compile(r"^cu(da)?(Init|Ctx|DevicePrimaryCtx|SetDevice|GetDevice|DeviceGet)"), "CONTEXT"),
-    (re.compile(r"Launch", re.IGNORECASE), "first launch loading the kernel's module"),
-    (facts.ALLOCATOR_CALLS, "the caching allocator growing (cudaMalloc/cudaFree)"),
+    (re.compile(r"Launch", re.IGNORECASE), "module loading on first launch"),
+    (facts.ALLOCATOR_CALLS, "allocator growth (cudaMalloc/cudaFree)"),
     (re.compile(r"Module|Library|Func(Get|Set)", re.IGNORECASE), "module loading"),
     (re.compile(r"Stream|Event|Handle", re.IGNORECASE), "stream and handle set-up"),
 )
@@ -53,36 +56,50 @@ def _what(name: str, first: bool = False) -> str:
     return CONTEXT if what == "CONTEXT" else what
 
 
+FIRST_CALLS = "slow first calls of ops (cuDNN/cuBLAS plans, lazy init)"
+
+
 def detect(frame: TraceFrame, cfg: Config):
     calls = facts.startup_calls(frame)
-    if not len(calls):
+    firsts = facts.first_call_ops(frame)
+    if not len(calls) and not len(firsts):
         return []
     names = calls["name"].astype(str)
-    first_call = float(frame.runtime["ts"].min())
+    first_call = float(frame.runtime["ts"].min()) if len(frame.runtime) else np.nan
     whats = [_what(n, ts == first_call) for n, ts in zip(names, calls["ts"].to_numpy())]
     by_what: dict[str, float] = {}
     for what, dur in zip(whats, calls["dur"].to_numpy()):
         by_what[what] = by_what.get(what, 0.0) + float(dur)
-    largest = calls.assign(name=names, what=whats).nlargest(5, "dur")
+    # the first calls' own time: their spans less the set-up calls made inside them
+    cs, ce = iv.union(calls["ts"].to_numpy(), calls["end"].to_numpy())
+    fs, fe = iv.union(firsts["ts"].to_numpy(), firsts["end"].to_numpy())
+    own = iv.total(fs, fe) - float(iv.overlap_with(cs, ce, fs, fe).sum())
+    if own > 0:
+        by_what[FIRST_CALLS] = own
+    by_what = dict(sorted(by_what.items(), key=lambda kv: -kv[1]))
+    outer = firsts.loc[~np.isin(firsts["parent"].to_numpy(), firsts.index.to_numpy())]
     multi_step = len(frame.steps) > 1
     extra = {
-        "startup_call_us_total": round(facts.startup_us(frame), 1),
-        "startup_calls": int(len(calls)),
-        "us_by_what": {k: round(v, 1) for k, v in sorted(by_what.items(), key=lambda kv: -kv[1])},
+        "startup_us_total": round(facts.startup_us(frame), 1),
+        "us_by_what": {k: round(v, 1) for k, v in by_what.items()},
         "largest_calls": [
             {**when(frame, r.ts), "call": r.name, "us": round(float(r.dur), 1), "what": r.what}
-            for r in largest.itertuples()
+            for r in calls.assign(name=names, what=whats).nlargest(5, "dur").itertuples()
+        ],
+        "slow_first_calls": [
+            {**when(frame, r.ts), "op": str(r.name), "us": round(float(r.dur), 1)}
+            for r in outer.nlargest(5, "dur").itertuples()
         ],
         "seen_in": "the first step only" if multi_step else "the trace's only step window",
     }
-    top = max(by_what, key=by_what.get)
+    parts = ", ".join(f"{what} {us / 1e3:,.0f} ms" for what, us in list(by_what.items())[:2])
     return idle_finding(
         frame,
         CODE,
         KIND,
         "cold_start",
-        "One-off start-up, not training: {share:.0f}% of the profiled time the GPU waits "
-        f"while the host runs {len(calls)} set-up call(s), mostly {top}, in " + extra["seen_in"],
+        "One-off start-up, not training: {share:.0f}% of the profiled time the GPU waits on "
+        f"set-up in {extra['seen_in']} ({parts})",
         "Profile steady-state steps: run a few iterations first, or use "
         "torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() every "
         "iteration. Start-up is paid once per process; the other findings describe the step.",
@@ -95,18 +112,19 @@ def detect(frame: TraceFrame, cfg: Config):
 # the first step's first launch loads its module while the GPU idles
 
 
-def example(bad: bool) -> TraceBuilder:
+def example(bad: bool, every_step: bool = False) -> TraceBuilder:
     """Three steps, each launching k1 at 10 (runs 20-200) and k2 at 40 (queued behind k1).
     Bad: in the first step the launch of k2 takes 320 µs (its module loads, 200-520) and k2 runs
     only at 530, the GPU idle from 200; the later steps launch it in 4 µs. Good: every step is
-    like the later ones."""
+    like the later ones. With every_step, the slow launch recurs in each step: the step's own
+    cost, no start-up."""
     b = TraceBuilder()
     for i in range(STEPS):
         t0 = i * STEP_US
-        first = bad and i == 0
-        b.step(i + 1, t0, 700 if first else 60)
+        slow = bad and (i == 0 or every_step)
+        b.step(i + 1, t0, 700 if slow else 60)
         launch(b, t0 + 10, t0 + 20, 180, kernel="gemm_a")
-        if first:
+        if slow:
             launch(b, t0 + 40, t0 + 530, 100, kernel="gemm_b", op_us=640)
         else:
             launch(b, t0 + 40, t0 + 200, 100, kernel="gemm_b")

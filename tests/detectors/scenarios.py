@@ -26,6 +26,7 @@ from bottleneck_lab.detectors._examples import (
     steps,
     tiny_kernels,
 )
+from bottleneck_lab.detectors.cold_start import example as cold_start
 from bottleneck_lab.detectors.communication import COMM_STREAM, NCCL_KERNEL
 from bottleneck_lab.detectors.communication import example as communication
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
@@ -55,6 +56,7 @@ SCENARIOS: dict[str, Callable[[bool], TraceBuilder]] = {
     "memcpy": memcpy,
     "communication": communication,
     "precision": precision,
+    "cold-start": cold_start,
 }
 __all__ = [
     "BF16",
