@@ -22,8 +22,9 @@ def cost(frame: TraceFrame, total_us: float) -> tuple[float, float]:
     the step as it would run without the profiler (the traced steps less the idle only the
     profiler's host cost made), since that is the step the fix will shorten. The median step,
     not the mean: the first profiled step often carries un-recorded work from before the trace."""
-    per_step = total_us / max(facts.step_stats(frame).count, 1)
     real_step = facts.step_time_without_profiler_us(frame)
+    # no fix saves more than the whole step
+    per_step = min(total_us / max(facts.step_stats(frame).count, 1), max(real_step, 0.0))
     share = 100.0 * per_step / real_step if real_step > 0 else 0.0
     return round(per_step, 1), round(share, 2)
 

@@ -115,14 +115,20 @@ def detect(frame: TraceFrame, cfg: Config):
     launch_idle = facts.launch_idle_outside_optimizer(frame)
     underfill_us = _underfill_us(frame, sms)
     optimizer_us = _optimizer_kernel_us(frame)
-    per_step, share = cost(frame, owned_idle + launch_idle + underfill_us + optimizer_us)
+    # The step keeps the work each sample needs: the GPU time left once the unused SM capacity
+    # and the optimizer are spread (per step, as the idle and the step itself are medians and
+    # means of few steps, their sum can pass it: BERT-base at batch 2 summed to 119% of its step).
+    n_steps = max(len(frame.steps), 1)
+    kept = max(facts.gpu_time_us(frame) - (underfill_us + optimizer_us) / n_steps, 0.0)
+    ceiling = max(facts.step_time_without_profiler_us(frame) - kept, 0.0) * n_steps
+    total = min(owned_idle + launch_idle + underfill_us + optimizer_us, ceiling)
+    per_step, share = cost(frame, total)
     if share < cfg.min_share_pct:
         return []
     occ = k["occupancy_pct"].dropna()
     rows = facts.median_gemm_rows(frame)
     fill = median_fill(frame) if sms else None
     under = facts.underfilled_share(frame)
-    n_steps = max(len(frame.steps), 1)
     evidence = {
         "flop_weighted_median_tiles_per_sm": None if fill is None else round(fill, 3),
         "median_matmul_rows": rows,
