@@ -35,8 +35,8 @@ def main() -> int:
     rows = []
     holdout = {s.name for s in labels.HOLDOUT + labels.HOLDOUT2 + labels.HOLDOUT3 + labels.HOLDOUT4}
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
-        if path.parent.name in holdout:
-            continue
+        if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:
+            continue  # holdouts calibrate nothing; cold_start was profiled without warm-up
         meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
         if not meta.exists():
             continue

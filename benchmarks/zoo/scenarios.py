@@ -814,19 +814,26 @@ def mobilenet_v3_precision(variant: str) -> Built:
     )
 
 
+def _hf_classifier(torch, model_cls, cfg, batch: int, tokens: int, name: str) -> Built:
+    """A HF sequence classifier (4 labels) trained on random token ids, batch x tokens."""
+    ids = torch.randint(5, cfg.vocab_size, (batch, tokens), device="cuda")
+    y = torch.randint(0, 4, (batch,), device="cuda")
+    return _hf_train(
+        torch,
+        model_cls(cfg),
+        lambda m: m(input_ids=ids, labels=y).loss,
+        batch,
+        {"model": name, "tokens": batch * tokens},
+    )
+
+
 def roberta_healthy(variant: str) -> Built:
     torch = _torch()
     from transformers import RobertaConfig, RobertaForSequenceClassification
 
     cfg = RobertaConfig(num_labels=4)
-    ids = torch.randint(5, cfg.vocab_size, (32, 256), device="cuda")
-    y = torch.randint(0, 4, (32,), device="cuda")
-    return _hf_train(
-        torch,
-        RobertaForSequenceClassification(cfg),
-        lambda m: m(input_ids=ids, labels=y).loss,
-        32,
-        {"model": "roberta-base (config)", "tokens": 32 * 256},
+    return _hf_classifier(
+        torch, RobertaForSequenceClassification, cfg, 32, 256, "roberta-base (config)"
     )
 
 
@@ -933,14 +940,8 @@ def distilbert_healthy(variant: str) -> Built:
     from transformers import DistilBertConfig, DistilBertForSequenceClassification
 
     cfg = DistilBertConfig(num_labels=4)
-    ids = torch.randint(5, cfg.vocab_size, (32, 256), device="cuda")
-    y = torch.randint(0, 4, (32,), device="cuda")
-    return _hf_train(
-        torch,
-        DistilBertForSequenceClassification(cfg),
-        lambda m: m(input_ids=ids, labels=y).loss,
-        32,
-        {"model": "distilbert-base (config)", "tokens": 32 * 256},
+    return _hf_classifier(
+        torch, DistilBertForSequenceClassification, cfg, 32, 256, "distilbert-base (config)"
     )
 
 
@@ -950,14 +951,8 @@ def bert_small_batch(variant: str) -> Built:
 
     batch = 2 if variant == "bad" else 32
     cfg = BertConfig(num_labels=4)
-    ids = torch.randint(5, cfg.vocab_size, (batch, 128), device="cuda")
-    y = torch.randint(0, 4, (batch,), device="cuda")
-    return _hf_train(
-        torch,
-        BertForSequenceClassification(cfg),
-        lambda m: m(input_ids=ids, labels=y).loss,
-        batch,
-        {"model": "bert-base (config)", "tokens": batch * 128},
+    return _hf_classifier(
+        torch, BertForSequenceClassification, cfg, batch, 128, "bert-base (config)"
     )
 
 
