@@ -4,7 +4,9 @@ Symptom: the GPU idles while the host sits in single CUDA runtime or driver call
 milliseconds to seconds with nothing queued: the first CUDA call of the process creating the
 context (often `cudaDeviceGetStreamPriorityRange`, `cudaGetDeviceCount` or `cudaFree`), a
 kernel's first launch loading its module (lazy loading), streams and cuDNN/cuBLAS handles being
-created, the caching allocator's first `cudaMalloc` calls. They fall in the first profiled
+created, the caching allocator's first `cudaMalloc` calls; or ops whose first call runs ten
+times longer than their repeats with the same shapes (cuDNN building its convolution plans in
+the first `conv2d`, cuBLAS heuristics, lazy initialisation). They fall in the first profiled
 step only (or the trace marks no steps, so nothing shows they recur).
 Likely cause: the profiler started with the process: no warm-up iterations before it, or no
 `torch.profiler.schedule`, so the trace shows start-up that a long run pays once.
@@ -12,7 +14,7 @@ Fix: profile steady-state steps: run a few iterations before profiling, or use
 `torch.profiler.schedule(wait=1, warmup=1, active=3)` and call `prof.step()` every iteration.
 Only where the job is this short (or starts many processes) is start-up itself the cost.
 
-Estimate: the idle of the gaps the host spent in those calls (facts.startup_calls); the other
+Estimate: the idle of the gaps the host spent in start-up (facts.startup_spans); the other
 findings leave it out.
 """
 
@@ -49,6 +51,12 @@ CONTEXT = "CUDA context creation"
 @dataclass(frozen=True)
 class Config:
     min_share_pct: float = 3.0
+
+
+def _duration(us: float) -> str:
+    return (
+        f"{us / 1e6:.1f} s" if us >= 1e6 else f"{us / 1e3:.0f} ms" if us >= 1e3 else f"{us:.0f} µs"
+    )
 
 
 def _what(name: str, first: bool = False) -> str:
@@ -92,7 +100,7 @@ def detect(frame: TraceFrame, cfg: Config):
         ],
         "seen_in": "the first step only" if multi_step else "the trace's only step window",
     }
-    parts = ", ".join(f"{what} {us / 1e3:,.0f} ms" for what, us in list(by_what.items())[:2])
+    parts = ", ".join(f"{what} {_duration(us)}" for what, us in list(by_what.items())[:2])
     return idle_finding(
         frame,
         CODE,
