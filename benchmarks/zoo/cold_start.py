@@ -43,9 +43,16 @@ def main() -> int:
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
     schedule = torch.profiler.schedule(wait=0, warmup=0, active=3) if args.schedule else None
     label = f"{name}_steps" if args.schedule else "cold"
+    trace = out / f"{label}.json.gz"
     profiled_ms = []
+    # under a schedule the events go to on_trace_ready when the active steps end
+    ready = (lambda p: p.export_chrome_trace(str(trace))) if schedule else None
     with torch.profiler.profile(
-        activities=acts, record_shapes=True, profile_memory=True, schedule=schedule
+        activities=acts,
+        record_shapes=True,
+        profile_memory=True,
+        schedule=schedule,
+        on_trace_ready=ready,
     ) as prof:
         for _ in range(3):
             t0 = time.perf_counter()
@@ -53,8 +60,8 @@ def main() -> int:
             torch.cuda.synchronize()
             profiled_ms.append((time.perf_counter() - t0) * 1e3)
             prof.step()
-    trace = out / f"{label}.json.gz"
-    prof.export_chrome_trace(str(trace))
+    if schedule is None:
+        prof.export_chrome_trace(str(trace))
     for _ in range(3):
         built.step()
     steady = []
