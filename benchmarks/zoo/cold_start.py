@@ -41,7 +41,9 @@ def main() -> int:
     out = args.out / "cold_start"
     out.mkdir(parents=True, exist_ok=True)
     acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    schedule = torch.profiler.schedule(wait=0, warmup=0, active=3) if args.schedule else None
+    schedule = (
+        torch.profiler.schedule(wait=0, warmup=0, active=3, repeat=1) if args.schedule else None
+    )
     label = f"{name}_steps" if args.schedule else "cold"
     trace = out / f"{label}.json.gz"
     profiled_ms = []
