@@ -14,8 +14,9 @@ Fix: profile steady-state steps: run a few iterations before profiling, or use
 `torch.profiler.schedule(wait=1, warmup=1, active=3)` and call `prof.step()` every iteration.
 Only where the job is this short (or starts many processes) is start-up itself the cost.
 
-Estimate: the idle of the gaps the host spent in start-up (facts.startup_spans); the other
-findings leave it out.
+Estimate: the idle of the gaps the host spent in start-up (facts.startup_spans), as a share of
+the whole profiled window (a one-off is no share of a median step); the other findings leave it
+out.
 """
 
 from __future__ import annotations
@@ -26,10 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import facts
+from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
 from ..trace.synth import TraceBuilder
-from ._common import idle_finding, when
+from ._common import gap_evidence, when
 from ._examples import STEP_US, STEPS, launch
 
 CODE = "cold-start"
@@ -101,19 +103,33 @@ def detect(frame: TraceFrame, cfg: Config):
         "seen_in": "the first step only" if multi_step else "the trace's only step window",
     }
     parts = ", ".join(f"{what} {_duration(us)}" for what, us in list(by_what.items())[:2])
-    return idle_finding(
-        frame,
-        CODE,
-        KIND,
-        "cold_start",
-        "One-off start-up, not training: {share:.0f}% of the profiled time the GPU waits on "
-        f"set-up in {extra['seen_in']} ({parts})",
+    # A one-off is a share of the whole window, not of the median step (which leaves the cold
+    # first step out by design): both less the profiler's own recording.
+    idle = facts.idle_by_owner(frame)["cold_start"]
+    stats = facts.step_stats(frame)
+    window = stats.total_us - facts.profiler_overhead_us(frame)
+    share = round(min(100.0 * idle / window, 100.0), 2) if window > 0 else 0.0
+    if share < cfg.min_share_pct:
+        return []
+    gaps = int((facts.gap_owners(frame) == "cold_start").sum())
+    evidence = {
+        "idle_us_total": round(idle, 1),
+        "window_us_without_profiler": round(window, 1),
+        "gaps": gaps,
+        "largest_gaps": gap_evidence(frame, "cold_start"),
+        **extra,
+    }
+    title = (
+        f"One-off start-up, not training: {share:.0f}% of the profiled time the GPU waits on "
+        f"set-up in {extra['seen_in']} ({parts})"
+    )
+    fix = (
         "Profile steady-state steps: run a few iterations first, or use "
         "torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() every "
-        "iteration. Start-up is paid once per process; the other findings describe the step.",
-        cfg.min_share_pct,
-        extra=extra,
+        "iteration. Start-up is paid once per process; the other findings describe the step."
     )
+    per_step = round(idle / max(stats.count, 1), 1)
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 
 # --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
