@@ -30,6 +30,7 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
+from ..trace.frame import nearest_ancestor
 from ..trace.synth import TraceBuilder
 from ._common import gap_evidence, when
 from ._examples import STEP_US, STEPS, launch
@@ -87,7 +88,12 @@ def detect(frame: TraceFrame, cfg: Config):
     if own > 0:
         by_what[FIRST_CALLS] = own
     by_what = dict(sorted(by_what.items(), key=lambda kv: -kv[1]))
-    outer = firsts.loc[~np.isin(firsts["parent"].to_numpy(), firsts.index.to_numpy())]
+    # the outermost slow first calls (conv2d, not also the convolution inside it)
+    ops = frame.cpu_ops
+    is_first = np.zeros(len(ops), dtype=bool)
+    is_first[firsts.index.to_numpy()] = True
+    above = nearest_ancestor(ops["parent"].to_numpy(), firsts["parent"].to_numpy(), is_first)
+    outer = firsts.loc[above < 0]
     multi_step = len(frame.steps) > 1
     extra = {
         "startup_us_total": round(facts.startup_us(frame), 1),
