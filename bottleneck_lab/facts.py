@@ -224,42 +224,52 @@ FIRST_CALL_MIN_US = 1000.0
 def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
     """CPU ops whose first call in the trace ran FIRST_CALL_SLOWDOWN times longer than the median
     of the later calls with the same name and input shapes, by FIRST_CALL_MIN_US at least, while
-    the GPU sat idle (a sync's wait has a busy GPU). In a trace of several steps, only first
-    calls in the first step whose repeats run in later steps: a step that was already warm
-    shows none."""
+    the GPU sat idle (a sync's wait has a busy GPU) and torch.compile was not compiling. In a
+    trace of several steps, only first calls in the first step whose repeats run in later steps:
+    a step that was already warm shows none."""
     c = _cache(frame)
     if "first_calls" not in c:
         ops = frame.cpu_ops
         dev = main_device(frame)
         out = ops.iloc[:0]
-        if len(ops) and dev is not None and len(frame.steps):
-            sel = ops.loc[(ops["step"] >= 0).to_numpy()]
-            dims = sel["input_dims"].astype(str).to_numpy()
+        sel = ops.loc[(ops["step"] >= 0).to_numpy()] if dev is not None else out
+        # candidates first (long, in the first step where steps are marked, the GPU idle), so
+        # the keys of name and shapes are built only for ops of the candidates' names
+        cand = sel.loc[(sel["dur"] >= FIRST_CALL_MIN_US).to_numpy()]
+        if len(frame.steps) > 1:
+            cand = cand.loc[(cand["step"] == 0).to_numpy()]
+        if len(cand):
+            bs, be = frame.busy_intervals(dev)
+            ts, end = cand["ts"].to_numpy(), cand["end"].to_numpy()
+            busy = iv.overlap_with(bs, be, ts, end)
+            # torch.compile compiling is the recompilation finding's, first call or not
+            compiling = iv.overlap_with(*compile_spans(frame), ts, end)
+            cand = cand.loc[(busy < 0.5 * cand["dur"].to_numpy()) & (compiling <= 0)]
+        if len(cand):
+            codes = sel["name"].cat.codes.to_numpy()
+            pool = sel.loc[np.isin(codes, cand["name"].cat.codes.to_numpy())]
             key = pd.factorize(
-                pd.Series(sel["name"].cat.codes.to_numpy()).astype(str) + "|" + dims
+                pd.Series(pool["name"].cat.codes.to_numpy()).astype(str)
+                + "|"
+                + pool["input_dims"].astype(str).to_numpy()
             )[0]
-            order = np.argsort(sel["ts"].to_numpy(), kind="stable")
-            key_sorted = key[order]
-            _, first_pos = np.unique(key_sorted, return_index=True)
-            first = np.zeros(len(sel), dtype=bool)
+            order = np.argsort(pool["ts"].to_numpy(), kind="stable")
+            _, first_pos = np.unique(key[order], return_index=True)
+            first = np.zeros(len(pool), dtype=bool)
             first[order[first_pos]] = True
-            dur = sel["dur"].to_numpy()
-            rest = pd.Series(dur[~first]).groupby(key[~first]).median()
-            typical = rest.reindex(key).to_numpy()
+            dur = pool["dur"].to_numpy()
+            typical = pd.Series(dur[~first]).groupby(key[~first]).median().reindex(key).to_numpy()
             slow = (
                 first
                 & np.isfinite(typical)
                 & (dur >= FIRST_CALL_SLOWDOWN * typical)
                 & (dur - typical >= FIRST_CALL_MIN_US)
             )
-            if len(frame.steps) > 1:
-                steps = sel["step"].to_numpy()
-                later = pd.Series(steps[~first]).groupby(key[~first]).max().reindex(key).to_numpy()
-                slow &= (steps == 0) & (later > 0)
-            cand = sel.loc[slow]
-            bs, be = frame.busy_intervals(dev)
-            busy = iv.overlap_with(bs, be, cand["ts"].to_numpy(), cand["end"].to_numpy())
-            out = cand.loc[busy < 0.5 * cand["dur"].to_numpy()]
+            if len(frame.steps) > 1:  # repeated in a later step, not only within the first
+                steps = pool["step"].to_numpy()
+                later = pd.Series(steps[~first]).groupby(key[~first]).max().reindex(key)
+                slow &= later.to_numpy() > 0
+            out = pool.loc[slow & pool.index.isin(cand.index)]
         c["first_calls"] = out
     return c["first_calls"]
 
