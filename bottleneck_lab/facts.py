@@ -231,46 +231,44 @@ def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
     if "first_calls" not in c:
         ops = frame.cpu_ops
         dev = main_device(frame)
-        out = ops.iloc[:0]
-        sel = ops.loc[(ops["step"] >= 0).to_numpy()] if dev is not None else out
-        # candidates first (long, in the first step where steps are marked, the GPU idle), so
-        # the keys of name and shapes are built only for ops of the candidates' names
-        cand = sel.loc[(sel["dur"] >= FIRST_CALL_MIN_US).to_numpy()]
-        if len(frame.steps) > 1:
-            cand = cand.loc[(cand["step"] == 0).to_numpy()]
+        # columns read as arrays, candidates first (long, in the first step where steps are
+        # marked, the GPU idle, not compiling), so that keys of name and shapes are built only
+        # for ops of the candidates' names: no copy of the whole table
+        step, dur = ops["step"].to_numpy(), ops["dur"].to_numpy()
+        ts, end = ops["ts"].to_numpy(), ops["end"].to_numpy()
+        multi = len(frame.steps) > 1
+        cand = np.flatnonzero(
+            (step == 0 if multi else step >= 0) & (dur >= FIRST_CALL_MIN_US) & (dev is not None)
+        )
         if len(cand):
-            bs, be = frame.busy_intervals(dev)
-            ts, end = cand["ts"].to_numpy(), cand["end"].to_numpy()
-            busy = iv.overlap_with(bs, be, ts, end)
+            busy = iv.overlap_with(*frame.busy_intervals(dev), ts[cand], end[cand])
             # torch.compile compiling is the recompilation finding's, first call or not
-            compiling = iv.overlap_with(*compile_spans(frame), ts, end)
-            cand = cand.loc[(busy < 0.5 * cand["dur"].to_numpy()) & (compiling <= 0)]
+            compiling = iv.overlap_with(*compile_spans(frame), ts[cand], end[cand])
+            cand = cand[(busy < 0.5 * dur[cand]) & (compiling <= 0)]
+        slow = np.zeros(0, dtype=np.int64)
         if len(cand):
-            codes = sel["name"].cat.codes.to_numpy()
-            pool = sel.loc[np.isin(codes, cand["name"].cat.codes.to_numpy())]
-            key = pd.factorize(
-                pd.Series(pool["name"].cat.codes.to_numpy()).astype(str)
-                + "|"
-                + pool["input_dims"].astype(str).to_numpy()
-            )[0]
-            order = np.argsort(pool["ts"].to_numpy(), kind="stable")
+            codes = ops["name"].cat.codes.to_numpy()
+            pool = np.flatnonzero((step >= 0) & np.isin(codes, codes[cand]))
+            dims = pd.Series(ops["input_dims"].to_numpy()[pool]).astype(str)
+            key = pd.factorize(pd.Series(codes[pool]).astype(str) + "|" + dims)[0]
+            order = np.argsort(ts[pool], kind="stable")
             _, first_pos = np.unique(key[order], return_index=True)
             first = np.zeros(len(pool), dtype=bool)
             first[order[first_pos]] = True
-            dur = pool["dur"].to_numpy()
-            typical = pd.Series(dur[~first]).groupby(key[~first]).median().reindex(key).to_numpy()
-            slow = (
+            d = dur[pool]
+            typical = pd.Series(d[~first]).groupby(key[~first]).median().reindex(key).to_numpy()
+            hit = (
                 first
                 & np.isfinite(typical)
-                & (dur >= FIRST_CALL_SLOWDOWN * typical)
-                & (dur - typical >= FIRST_CALL_MIN_US)
+                & (d >= FIRST_CALL_SLOWDOWN * typical)
+                & (d - typical >= FIRST_CALL_MIN_US)
             )
-            if len(frame.steps) > 1:  # repeated in a later step, not only within the first
-                steps = pool["step"].to_numpy()
-                later = pd.Series(steps[~first]).groupby(key[~first]).max().reindex(key)
-                slow &= later.to_numpy() > 0
-            out = pool.loc[slow & pool.index.isin(cand.index)]
-        c["first_calls"] = out
+            if multi:  # repeated in a later step, not only within the first
+                s = step[pool]
+                later = pd.Series(s[~first]).groupby(key[~first]).max().reindex(key).to_numpy()
+                hit &= later > 0
+            slow = np.intersect1d(pool[hit], cand)
+        c["first_calls"] = ops.iloc[slow]
     return c["first_calls"]
 
 
