@@ -202,10 +202,10 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
             busy = iv.overlap_with(bs, be, long["ts"].to_numpy(), long["end"].to_numpy())
             long = long.loc[busy < 0.5 * long["dur"].to_numpy()]
             if len(frame.steps) > 1:
-                later = set(long.loc[long["step"] > 0, "name"].astype(str))
+                later = long.loc[long["step"] > 0, "name"].unique()
                 long = long.loc[
                     (long["step"] == 0).to_numpy()
-                    & ~long["name"].astype(str).isin(later).to_numpy()
+                    & ~long["name"].isin(later).to_numpy()
                     & ~name_mask(long["name"], ALLOCATOR_CALLS)
                 ]
             out = long
@@ -600,11 +600,19 @@ def _host_blocked_us(frame: TraceFrame) -> float:
             blocked += iv.total(ss, se)
             if len(la):
                 in_startup = iv.overlap_with(ss, se, la["ts"].to_numpy(), la["end"].to_numpy()) > 0
-                extra = la["dur"].to_numpy() - float(np.median(la["dur"]))
-                held = (la["dur"].to_numpy() > BLOCKED_LAUNCH_US) & ~in_startup
-                blocked += float(extra[held].sum())
+                blocked += float(launch_wait_us(la)[~in_startup].sum())
         c["host_blocked"] = blocked
     return c["host_blocked"]
+
+
+def launch_wait_us(la: pd.DataFrame) -> np.ndarray:
+    """µs each launch call in `la` spent waiting: its time beyond the median launch of `la` where
+    it ran longer than BLOCKED_LAUNCH_US (a full queue, or a first launch loading its module),
+    else 0."""
+    dur = la["dur"].to_numpy()
+    if not len(dur):
+        return np.zeros(0)
+    return np.where(dur > BLOCKED_LAUNCH_US, dur - float(np.median(dur)), 0.0)
 
 
 def _dataloader_us(frame: TraceFrame) -> float:
@@ -690,10 +698,11 @@ def _profiler_us_of_gaps(dur: np.ndarray, host: np.ndarray, recorded_us: float) 
     return np.where(host, dur * share, 0.0)
 
 
-def host_idle_at_high_profiler_share(frame: TraceFrame, owner: str) -> float:
-    """Idle µs of the gaps `owner` reports, had the profiler cost the host its highest measured
-    share (PROFILER_SHARE_OF_HOST_OP_HIGH) rather than the median: the part no plausible
-    profiler cost explains. Spread over host-caused gaps in proportion, as idle_gaps does."""
+def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
+    """Idle µs of the gaps the `owners` report, had the profiler cost the host its highest
+    measured share (PROFILER_SHARE_OF_HOST_OP_HIGH) rather than the median: the part no
+    plausible profiler cost explains. Spread over host-caused gaps in proportion, as idle_gaps
+    does."""
     gaps = idle_gaps(frame)
     if not len(gaps):
         return 0.0
@@ -702,7 +711,7 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, owner: str) -> float:
     recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
     host = np.isin(gaps["cause"], HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
     exposed = dur - _profiler_us_of_gaps(dur, host, recorded)
-    return float(exposed[gap_owners(frame) == owner].sum())
+    return float(exposed[np.isin(gap_owners(frame), owners)].sum())
 
 
 def launch_idle_outside_optimizer(frame: TraceFrame) -> float:

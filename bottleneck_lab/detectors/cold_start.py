@@ -39,16 +39,16 @@ CODE = "cold-start"
 KIND = "host_bound"
 REQUIRES = {"kernels", "steps", "runtime"}
 
+CONTEXT = "CUDA context creation"
 # What each kind of start-up call is doing, for the evidence (first match wins; the trace's
 # first CUDA call, whatever its name, is where the process created its context).
 WHAT = (
-    (re.compile(r"^cu(da)?(Init|Ctx|DevicePrimaryCtx|SetDevice|GetDevice|DeviceGet)"), "CONTEXT"),
+    (re.compile(r"^cu(da)?(Init|Ctx|DevicePrimaryCtx|SetDevice|GetDevice|DeviceGet)"), CONTEXT),
     (re.compile(r"Launch", re.IGNORECASE), "module loading on first launch"),
     (facts.ALLOCATOR_CALLS, "allocator growth (cudaMalloc/cudaFree)"),
     (re.compile(r"Module|Library|Func(Get|Set)", re.IGNORECASE), "module loading"),
     (re.compile(r"Stream|Event|Handle", re.IGNORECASE), "stream and handle set-up"),
 )
-CONTEXT = "CUDA context creation"
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,7 @@ def _duration(us: float) -> str:
 
 
 def _what(name: str, first: bool = False) -> str:
-    what = CONTEXT if first else next((w for rx, w in WHAT if rx.search(name)), CONTEXT)
-    return CONTEXT if what == "CONTEXT" else what
+    return CONTEXT if first else next((w for rx, w in WHAT if rx.search(name)), CONTEXT)
 
 
 FIRST_CALLS = "slow first calls of ops (cuDNN/cuBLAS plans, lazy init)"

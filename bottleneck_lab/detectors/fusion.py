@@ -154,13 +154,13 @@ def _host_us_of_removed_ops(frame: TraceFrame, chains: pd.DataFrame) -> float:
     spans = np.unique(np.where(node >= 0, node, owners))
     recorded = float(ops["dur"].to_numpy()[spans].sum())
     la = facts.launches(frame)
-    held = la.loc[(la["dur"] > facts.BLOCKED_LAUNCH_US).to_numpy() & (la["op"] >= 0).to_numpy()]
+    wait = facts.launch_wait_us(la)
+    held = np.flatnonzero(wait != 0)
     if len(held):
         in_span = np.zeros(len(ops), dtype=bool)
         in_span[spans] = True
-        inside = nearest_ancestor(parent, held["op"].to_numpy(), in_span) >= 0
-        excess = held["dur"].to_numpy() - float(np.median(la["dur"]))
-        recorded -= float(excess[inside].sum())
+        inside = nearest_ancestor(parent, la["op"].to_numpy()[held], in_span) >= 0
+        recorded -= float(wait[held][inside].sum())
     n_steps = max(len(frame.steps), 1)
     host_us = max(recorded, 0.0) * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
     return min(host_us, facts.host_time_us(frame) * n_steps)
@@ -193,9 +193,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # the host's saving shortens the step only by the idle it makes the GPU wait (as host_bound
     # promises; DenseNet-121, GPU busy 92% of the synchronised step, was promised 12% from host
     # dispatch that torch.compile, measured 22-54% slower, never gave back).
-    idle_high = sum(
-        facts.host_idle_at_high_profiler_share(frame, o) for o in ("launch_overhead", "host_bound")
-    )
+    idle_high = facts.host_idle_at_high_profiler_share(frame, "launch_overhead", "host_bound")
     step_saved = min(
         facts.step_saving_us(frame, saved / n_steps, host_saved),
         saved / n_steps + min(host_saved, idle_high / n_steps),

@@ -22,8 +22,8 @@ COLD = TRACES / "zoo" / "cold_start" / "cold.json.gz"
 STEADY = sorted(p for p in TRACES.glob("*/*/*.json.gz") if p.parent.name != "cold_start")
 
 
-def cold_finding(path):
-    d = diagnose(load_trace(path), path=str(path))
+def cold_finding(path, frames=None):
+    d = diagnose(frames or load_trace(path), path=str(path))
     return d, next((f for f in d.findings if f.code == "cold-start"), None)
 
 
@@ -58,9 +58,10 @@ def test_the_start_up_share_matches_the_measured_one_off_time(path):
 def test_no_start_up_in_steady_state_traces(path):
     # captured after warm-up steps under a wait/warmup/active schedule: at most a launch the OS
     # held up once (55 µs in bert_small_batch/fixed), never a finding
-    d, f = cold_finding(path)
+    frames = load_trace(path)  # loaded once: the diagnosis and the facts below share it
+    d, f = cold_finding(path, frames)
     assert f is None
-    frame = load_trace(path)[0]
+    frame = frames[0]
     assert facts.startup_us(frame) < 0.01 * facts.step_stats(frame).total_us
 
 
