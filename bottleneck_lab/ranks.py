@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings
+from .diagnosis import Diagnosis, Finding, Summary, TraceInfo, rank_findings, severity_for_share
 from .trace import TraceError, TraceFrame
 
 
@@ -290,6 +290,7 @@ def reduce_ranks(results: list[RankResult], path: str | None = None) -> Diagnosi
             summary.extra["findings_on_other_ranks"] = others
         summary.extra["step_time_us_by_rank"] = {r.rank: r.summary.step_time_us for r in results}
         summary.extra["ranks"] = cross_rank_view(results)
+        findings = straggler_findings(findings, summary.extra["ranks"], lead)
     nvml = sidecar_nvml(path or lead.path)
     if nvml:
         summary.extra["nvml"] = nvml
@@ -503,6 +504,99 @@ def _stragglers(
         entry["why"] = why
         out.append(entry)
     return out
+
+
+STRAGGLER_CODE = "straggler"
+MIN_SHARE_PCT = 3.0  # as the detectors' min_share_pct
+
+
+def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) -> list[Finding]:
+    """Other ranks wait in collectives for one slow rank: a straggler.
+
+    Symptom: in a directory of rank traces, the summary rank's exposed collective time is mostly
+    waiting: each collective runs longer on it than on the rank that joins last.
+    Likely cause: the straggler's own work; its findings (a slow host, data loading, a larger
+    shard) say where its time goes.
+    Fix: make the straggler keep pace. Overlapping communication with compute cannot help: the
+    time is spent waiting, not transferring.
+
+    Estimate: the summary rank's wait per step less the most the profiler's cost on the
+    straggler explains (what made it late only under the profiler goes away without it), never
+    more than the exposed communication (waiting behind compute costs nothing). The
+    communication finding keeps the exposed time beyond the wait (dropped under MIN_SHARE_PCT)."""
+    late = [s for s in view.get("stragglers", []) if s.get("basis") == "collective_wait"]
+    comm = next((f for f in findings if f.code == "communication"), None)
+    row = next((r for r in view.get("per_rank", []) if r["rank"] == lead.rank), None)
+    if not late or comm is None or row is None or any(s["rank"] == lead.rank for s in late):
+        return findings
+    exposed = comm.time_lost_us_per_step or 0.0
+    wait = min(row["collective_wait_us_per_step"] or 0.0, exposed)
+    profiler = max(s["profiler_idle_us_per_step"] for s in late)
+    saved = max(wait - profiler, 0.0)
+    step = (lead.summary.extra.get("profiler_overhead") or {}).get(
+        "step_time_us_without_profiler_est", lead.summary.step_time_us
+    ) or 0.0
+    if step <= 0:
+        return findings
+    share = round(100.0 * saved / step, 2)
+    names = ", ".join(str(s["rank"]) for s in late)
+    who = f"rank {names}" if len(late) == 1 else f"ranks {names}"
+    own = [f for s in late for f in s.get("own_findings", [])]
+    causes = ", ".join(
+        f"{f['kind']} {f['share_pct']:.0f}%" if f["share_pct"] is not None else f["kind"]
+        for f in own
+    )
+    straggler = Finding(
+        STRAGGLER_CODE,
+        "communication",
+        severity_for_share(share) if share >= MIN_SHARE_PCT else "info",
+        f"Waiting for a straggler: rank {lead.rank} waits {wait / 1000:.2f} ms per step in "
+        f"collectives for {who}; making it keep pace saves ~{share:.0f}% of the step",
+        round(saved, 1),
+        share,
+        {
+            "rank": lead.rank,
+            "stragglers": [s["rank"] for s in late],
+            "collective_wait_us_per_step": round(wait, 1),
+            "exposed_communication_us_per_step": round(exposed, 1),
+            "straggler_profiler_idle_us_per_step": round(profiler, 1),
+            "straggler_own_findings": own,
+            "why": [s["why"] for s in late],
+        },
+        f"Make {who} keep pace with the others"
+        + (f"; its own findings say where its time goes: {causes}" if causes else "")
+        + f". Overlapping communication with compute cannot help: rank {lead.rank} is waiting "
+        f"for {who} to reach each collective, not transferring data.",
+        _efficiency_if_saved(comm, exposed, saved, step),
+    )
+    rest = exposed - wait
+    rest_share = round(100.0 * rest / step, 2)
+    kept = [f for f in findings if f is not comm]
+    if rest_share >= MIN_SHARE_PCT:
+        kept.append(
+            replace(
+                comm,
+                severity=severity_for_share(rest_share),
+                title=f"Exposed communication: {rest_share:.1f}% of the step in collectives "
+                f"not overlapped with compute, beyond waiting for {who}",
+                time_lost_us_per_step=round(rest, 1),
+                share_pct=rest_share,
+                evidence={**comm.evidence, "straggler_wait_us_per_step": round(wait, 1)},
+                efficiency=_efficiency_if_saved(comm, exposed, rest, step),
+            )
+        )
+    return [straggler, *kept]
+
+
+def _efficiency_if_saved(f: Finding, f_saved: float, saved: float, step: float) -> dict | None:
+    """f's efficiency, with the MFU had `saved` µs per step been recovered instead of f's own
+    `f_saved`: the same FLOPs over a step of step - saved."""
+    eff = dict(f.efficiency or {})
+    before = eff.get("mfu_pct_if_recovered")
+    if not eff or before is None or before >= 100.0 or step - saved <= 0:
+        return f.efficiency and {**eff, "mfu_pct_if_recovered": None}
+    eff["mfu_pct_if_recovered"] = round(min(100.0, before * (step - f_saved) / (step - saved)), 2)
+    return eff
 
 
 def sources_memory_frame(sources: Iterable) -> TraceFrame:

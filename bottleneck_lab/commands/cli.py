@@ -7,6 +7,7 @@ failed (`analyze --fail-on`, `compare --fail-if-slower`; the report is still wri
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 
@@ -345,12 +346,20 @@ def _guarded(path: str, run):
 def _explain(args: argparse.Namespace) -> int:
     from ..analyze import diagnose
     from ..detectors import REGISTRY
+    from ..ranks import STRAGGLER_CODE, straggler_findings
     from ..report.explain import render_explanation
     from ..trace.synth import load
 
+    if args.code == STRAGGLER_CODE:  # a cross-rank finding: no one-trace detector makes it
+        doc = inspect.cleandoc(straggler_findings.__doc__ or "")
+        sys.stdout.write(
+            f"{STRAGGLER_CODE} (communication; from a directory of rank traces)\n\n{doc}\n"
+        )
+        return 0
     det = REGISTRY.get(args.code)
     if det is None:
-        raise UsageError(f"explain: unknown detector {args.code!r}; known: {', '.join(REGISTRY)}")
+        known = ", ".join([*REGISTRY, STRAGGLER_CODE])
+        raise UsageError(f"explain: unknown detector {args.code!r}; known: {known}")
     frame = load(det.example(True))  # the detector's own positive and negative examples
     negative = diagnose([load(det.example(False))])
     sys.stdout.write(render_explanation(det, frame, diagnose([frame]), negative))

@@ -65,11 +65,32 @@ def test_wait_is_the_excess_over_the_shortest_rank():
     assert view["skew_us_max"] == 0  # both ranks' steps are 1 ms
 
 
+def test_waiting_for_a_straggler_is_its_own_finding_not_overlap():
+    frames = [load(_rank_trace(0, [500.0, 300.0])), load(_rank_trace(1, [100.0, 250.0]))]
+    found = {f.code: f for f in diagnose(frames).findings}
+    # rank 0 (the summary rank) has 400 µs of exposed NCCL per step: 225 waiting for rank 1,
+    # 175 the transfer itself
+    wait, rest = found["straggler"], found["communication"]
+    assert wait.kind == "communication" and wait.time_lost_us_per_step == 225
+    assert wait.evidence["stragglers"] == [1] and "rank 1" in wait.fix
+    assert "cannot help" in wait.fix  # overlap is not the fix for waiting
+    assert rest.time_lost_us_per_step == 175 and "beyond waiting for rank 1" in rest.title
+    assert rest.evidence["straggler_wait_us_per_step"] == 225
+
+
+def test_explain_straggler(capsys):
+    assert main(["explain", "straggler"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("straggler (communication") and "Overlapping communication" in out
+
+
 def test_equal_ranks_have_no_straggler(tmp_path):
     _rank_trace(0, [100.0, 100.0]).write(tmp_path / "rank0.json")
     _rank_trace(1, [101.0, 100.0]).write(tmp_path / "rank1.json")
-    view = analyze_ranks(tmp_path, jobs=1)[1].summary.extra["ranks"]
-    assert view["stragglers"] == []
+    d = analyze_ranks(tmp_path, jobs=1)[1]
+    assert d.summary.extra["ranks"]["stragglers"] == []
+    codes = [f.code for f in d.findings]
+    assert "straggler" not in codes and "communication" in codes
 
 
 @pytest.mark.parametrize("variant", ["bad", "fixed"])
@@ -103,6 +124,21 @@ def test_slow_rank_is_named_in_bad_and_nobody_in_fixed(tmp_path, capsys):
     assert top0 is None or top0["severity"] in ("info", "low")
     assert straggler["others_wait_us_per_step"] > 10 * straggler["own_wait_us_per_step"]
     assert fixed["stragglers"] == []
+
+    # the diagnosis is rank 1, not overlap: rank 0's exposed NCCL is waiting for it, less what
+    # the profiler's cost on rank 1 explains (measured: fixing rank 1 saved 46.2%)
+    found = _json([str(SLOW_RANK / "bad")], tmp_path / "bad.json")["findings"]
+    top = found[0]
+    assert top["code"] == "straggler" and top["severity"] == "high"
+    assert top["evidence"]["stragglers"] == [1] and "host_bound" in top["fix"]
+    wait = top["evidence"]["collective_wait_us_per_step"]
+    profiler = top["evidence"]["straggler_profiler_idle_us_per_step"]
+    assert top["time_lost_us_per_step"] == pytest.approx(wait - profiler, abs=0.2)
+    assert "communication" not in [f["code"] for f in found]  # nothing exposed beyond the wait
+    fixed_codes = [
+        f["code"] for f in _json([str(SLOW_RANK / "fixed")], tmp_path / "f.json")["findings"]
+    ]
+    assert "straggler" not in fixed_codes
 
     assert main(["analyze", str(SLOW_RANK / "bad")]) == 0
     text = capsys.readouterr().out
