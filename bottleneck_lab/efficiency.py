@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import facts
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
-from .op_flops import _cache, _flop_owner, compute_ops, op_costs
+from .op_flops import _cache, _flop_owner, compute_ops, matrix_owner, op_costs
 from .trace import TraceFrame
 from .trace.frame import name_mask, nearest_ancestor
 
@@ -153,9 +153,7 @@ def kernel_flops(frame: TraceFrame) -> pd.DataFrame:
     k["flops"] = 0.0
     k["dtype"] = None
     if len(ops):
-        if "owner" not in c:
-            c["owner"] = _flop_owner(frame, ops["row"].to_numpy())
-        owner = c["owner"][k.index.to_numpy()]
+        owner = matrix_owner(frame)[k.index.to_numpy()]
         k["owner"] = owner
         flops_of = pd.Series(ops["flops"].to_numpy(), index=ops["row"].to_numpy())
         dtype_of = pd.Series(ops["dtype"].to_numpy(), index=ops["row"].to_numpy())

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .device import main_device, sm_count  # also read as facts.main_device, facts.sm_count
-from .op_flops import median_fill
+from .op_flops import matrix_owner, median_fill, work_fill
 from .trace import TraceFrame
 from .trace import intervals as iv
 from .trace.frame import name_mask
@@ -714,14 +714,15 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
     return float(exposed[np.isin(gap_owners(frame), owners)].sum())
 
 
-def launch_idle_outside_optimizer(frame: TraceFrame) -> float:
-    """Launch-bound idle µs (less the profiler's share) outside Optimizer.step, over all steps."""
+def idle_outside_optimizer(frame: TraceFrame, owner: str, longest_us: float = np.inf) -> float:
+    """Idle µs (less the profiler's share) of the gaps `owner` reports outside Optimizer.step,
+    each no longer than `longest_us`, over all steps."""
     gaps = idle_gaps(frame)
     if not len(gaps):
         return 0.0
     os_, oe = optimizer_spans(frame)
     in_opt = iv.overlap_with(os_, oe, gaps["start"].to_numpy(), gaps["end"].to_numpy()) > 0
-    mine = (gap_owners(frame) == "launch_overhead") & ~in_opt
+    mine = (gap_owners(frame) == owner) & (gaps["dur"].to_numpy() <= longest_us) & ~in_opt
     return float(gaps["exposed_us"].to_numpy()[mine].sum())
 
 
@@ -800,13 +801,48 @@ SMALL_GEMM_ROWS = 512
 def batch_is_small(frame: TraceFrame) -> bool | None:
     """Does the trace show a small batch? From recorded shapes when there is matrix work: most
     FLOPs in products with fewer output tiles than SMs (op_flops.median_fill; convolutions as
-    implicit GEMMs of batch x output positions rows). Else from most kernel time being in grids
-    smaller than the SM count. None when neither can be told."""
+    implicit GEMMs of batch x output positions rows). Where GEMM kernels the shapes do not
+    describe (a cuDNN RNN's per-timestep products) take more time than those they do, from most
+    of those kernels' time being in grids (output tiles) under the SM count. Else from most
+    kernel time being in grids smaller than the SM count. None when neither can be told."""
     fill = _median_fill(frame)
+    if fill is not None and fill < 1.0:
+        return True
+    unshaped = _unshaped_gemm_underfilled(frame)
+    if unshaped is not None:
+        return unshaped
     if fill is not None:
-        return fill < 1.0
+        return False
     under = underfilled_share(frame)
     return None if under is None else under >= 0.5
+
+
+# Kernel names of cuBLAS/cuBLASLt/CUTLASS/cuDNN matrix products, old and new naming.
+GEMM_KERNEL = re.compile(
+    r"gemm|gemv|nvjet|cutlass|xmma|gmma|hmma|s1688|s16816|h1688|h16816|Kernel2$", re.IGNORECASE
+)
+
+
+def _unshaped_gemm_underfilled(frame: TraceFrame) -> bool | None:
+    """Outside the optimizer, when GEMM kernels that no recorded shape describes take more time
+    than the matrix work recorded shapes do: is most of their time in grids under the SM count?
+    A GEMM's grid is its output tiles (times split-K), so fewer blocks than SMs leaves SMs with
+    nothing to do. None when shaped work dominates or there are no such kernels."""
+    sms = sm_count(frame)
+    k = kernels(frame, main_device(frame))
+    k = k.loc[k["step"].to_numpy() >= 0]
+    k = k.loc[~launched_in_optimizer(frame, k)]
+    if not sms or not len(k):
+        return None
+    wf = work_fill(frame)
+    described = wf.loc[np.isfinite(wf["fill"].to_numpy()), "row"].to_numpy()
+    shaped = np.isin(matrix_owner(frame)[k.index.to_numpy()], described)
+    grid = k["grid"].to_numpy()
+    gemm = name_mask(k["name"], GEMM_KERNEL) & ~shaped & np.isfinite(grid)
+    dur = k["dur"].to_numpy()
+    if dur[gemm].sum() <= max(dur[shaped].sum(), 0.0) or not gemm.any():
+        return None
+    return bool(dur[gemm & (grid < sms)].sum() > 0.5 * dur[gemm].sum())
 
 
 def _median_fill(frame: TraceFrame) -> float | None:
@@ -832,8 +868,8 @@ OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
 def launched_in_optimizer(frame: TraceFrame, gpu_ops: pd.DataFrame) -> np.ndarray:
     """For rows of frame.gpu_ops: launched by a CPU op that began inside Optimizer.step."""
     op = gpu_ops["op"].to_numpy()
-    if not len(gpu_ops):
-        return np.zeros(0, dtype=bool)
+    if not len(gpu_ops) or not len(frame.cpu_ops):
+        return np.zeros(len(gpu_ops), dtype=bool)
     return (op >= 0) & ops_in_optimizer(frame)[np.maximum(op, 0)]
 
 

@@ -112,6 +112,15 @@ def compute_ops(frame: TraceFrame) -> pd.DataFrame:
     return ops
 
 
+def matrix_owner(frame: TraceFrame) -> np.ndarray:
+    """For each GPU op (row of frame.gpu_ops), the matrix-work op of compute_ops that launched
+    it, directly or through child ops; -1 for none."""
+    c = _cache(frame)
+    if "owner" not in c:
+        c["owner"] = _flop_owner(frame, compute_ops(frame)["row"].to_numpy(dtype=int))
+    return c["owner"]
+
+
 def _flop_owner(frame: TraceFrame, counted_rows: np.ndarray) -> np.ndarray:
     """For each GPU op, the counted op that launched it (directly or through child ops), else -1."""
     ops = frame.cpu_ops

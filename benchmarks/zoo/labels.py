@@ -278,7 +278,15 @@ HOLDOUT2: tuple[Scenario, ...] = (
         # bad run is launch-bound as much as under-filled (2,724 kernels per step, median 2.6
         # µs, against a median launch of 6.5 µs). The pre-registered label had small_batch
         # alone; the note of 2026-11-23 gives the score under both.
-        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        # fixed: registered healthy, never measured; amended (seventh session) after small_batch
+        # said 16% there and a sweep measured it (`python benchmarks/zoo/batch_sweep.py lstm_lm
+        # 32 256 512 1024`, H100): 0.742, 0.1395, 0.1189, 0.1106 ms per sample, so batch 512
+        # saves 14.8% per sample over 256 and 1024 saves 20.7%: over the 10% bar of the rule
+        # above, small_batch is the fixed run's finding too.
+        {
+            "bad": Run(_k("small_batch", "launch_overhead")),
+            "fixed": Run(None, _k("small_batch")),
+        },
         fix_kind="small_batch",
     ),
 )

@@ -769,6 +769,11 @@ def resnet50_infer_b1(variant: str) -> Built:
 
 
 def lstm_lm_batch(variant: str) -> Built:
+    return lstm_lm(256 if variant == "fixed" else 32)
+
+
+def lstm_lm(batch: int) -> Built:
+    """lstm_lm_batch's model and step at any batch (benchmarks/zoo/batch_sweep.py)."""
     torch = _torch()
     nn = torch.nn
 
@@ -784,7 +789,6 @@ def lstm_lm_batch(variant: str) -> Built:
 
     model = LSTMLM().cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    batch = 256 if variant == "fixed" else 32
     ids = torch.randint(0, 8000, (batch, 256), device="cuda")
     step = _train_step(
         torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())

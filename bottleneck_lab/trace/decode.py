@@ -53,6 +53,7 @@ KIND_OF_CATEGORY = {
     "cpu_op": CPU_OP,
     "operator": CPU_OP,
     "user_annotation": ANNOTATION,
+    "trace": ANNOTATION,  # the profiler's own span, "PyTorch Profiler (0)": its window
     "gpu_user_annotation": GPU_ANNOTATION,
     "python_function": PYTHON,
     "cuda_sync": SYNC,

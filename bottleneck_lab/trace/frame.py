@@ -24,6 +24,8 @@ from . import decode as D
 from . import intervals
 
 STEP_NAME = re.compile(r"^ProfilerStep#(\d+)$")
+# The profiler's own span (category "Trace"): what it recorded lies inside it.
+PROFILER_SPAN = re.compile(r"^PyTorch Profiler \(\d+\)$")
 # "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pinned)", ROCm "Memcpy HtoD (Host -> Device)"
 COPY_KIND = re.compile(r"\b(HtoD|DtoH|DtoD|HtoH|PtoP|DtoA|AtoD)\b")
 
@@ -209,6 +211,7 @@ def build_frame(raw: D.RawTrace, rank: int) -> TraceFrame:
         )
         cpu = cpu.loc[~is_step].reset_index(drop=True)
     memory = memory.loc[memory["name"] == "[memory]"].reset_index(drop=True)
+    ann = _clip_to_profiler_window(ann)
 
     # GPU ops: device and stream from args where present, else from pid/tid.
     gpu["device"] = np.where(gpu["device"] >= 0, gpu["device"], gpu["pid"])
@@ -453,6 +456,23 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
     rows = np.flatnonzero(keep)
     hit = pd.Index(corr[keep]).get_indexer(gpu["correlation"].to_numpy())
     return np.where(gpu["correlation"].to_numpy() >= 0, _follow(hit, rows), -1)
+
+
+def _clip_to_profiler_window(ann: pd.DataFrame) -> pd.DataFrame:
+    """Annotations without the profiler's own span, each ended no later than it: a step still
+    open when the profiler stopped is written with the end it got later (a ProfilerStep of an
+    A100 torch.compile trace ran 13 s past a 355 ms window), and nothing after the window was
+    recorded."""
+    window = name_mask(ann["name"], PROFILER_SPAN)
+    if not window.any():
+        return ann
+    last = float(ann.loc[window, "end"].max())
+    ann = ann.loc[~window].reset_index(drop=True)
+    past = ann["end"].to_numpy() > last
+    if past.any():
+        ann.loc[past, "end"] = np.maximum(last, ann.loc[past, "ts"].to_numpy())
+        ann["dur"] = ann["end"] - ann["ts"]
+    return ann
 
 
 def _steps(

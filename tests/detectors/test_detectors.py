@@ -285,6 +285,45 @@ def test_small_batch_evidence_and_fix():
     assert f.time_lost_us_per_step >= 724
 
 
+RNN_GEMM = "nvjet_sm90_hsh_64x32_64x16_4x1_v_bz_splitK_NNT"
+
+
+def _rnn_trace(rnn_grid: tuple, mm_us: float) -> TraceBuilder:
+    """Each step: one 4096-row BF16 matmul (recorded shapes, fills the GPU) of mm_us, then a
+    cuDNN RNN op whose 90 per-timestep GEMM kernels (2 µs each, grid rnn_grid) no recorded
+    shape describes, queued ahead and run with 3 µs between each kernel and the next."""
+    b = TraceBuilder()
+    for t0 in sc.steps(b, cpu_us=700):
+        sc.launch(
+            b, t0, t0 + 10, mm_us, name="aten::mm", kernel=sc.BF16_GEMM,
+            op_args=sc.mm_args(4096, sc.BF16),
+        )  # fmt: skip
+        start = t0 + 13 + mm_us
+        b.cpu_op("aten::_cudnn_rnn", t0 + 12, 600)
+        for i in range(90):
+            t = t0 + 14 + i * 4
+            sc.launch(b, t, start + i * 5, 2, name="cudnn_rnn_step", kernel=RNN_GEMM, grid=rnn_grid)
+    return b
+
+
+def test_small_batch_judged_from_gemm_kernels_no_shape_describes():
+    """A cuDNN LSTM's recurrent products run inside one op the trace gives no per-product
+    shapes for: when those GEMM kernels take more time than the shaped matrix work, their
+    grids (output tiles) judge the batch."""
+    under = load(_rnn_trace(sc.SMALL_GRID, mm_us=50))
+    assert facts.batch_is_small(under) is True
+    f = finding(diagnose([under]), "small-batch")
+    assert f is not None and f.severity in ("medium", "high")
+    assert f.evidence["queued_kernel_gap_us_per_step"] == pytest.approx(90 * 3, abs=1)
+    # the same kernels with full grids: nothing says the batch is small
+    full = load(_rnn_trace(sc.FULL_GRID, mm_us=50))
+    assert facts.batch_is_small(full) is False
+    assert finding(diagnose([full]), "small-batch") is None
+    # small unshaped GEMMs beside shaped matrix work that takes longer: the shapes judge
+    shaped = load(_rnn_trace(sc.SMALL_GRID, mm_us=400))
+    assert facts.batch_is_small(shaped) is False
+
+
 def test_small_batch_reads_rocm_grids_from_the_launch():
     d = diagnose_trace(sc.rocm_small_grid())
     assert serious(d)[0].code == "small-batch"  # from the 16-row shapes

@@ -71,6 +71,18 @@ def test_profiler_step_as_cpu_op_is_an_annotation_not_an_op():
     assert f.annotations["name"].astype(str).str.startswith("ProfilerStep").sum() == 2
 
 
+def test_a_step_left_open_when_the_profiler_stopped_ends_with_its_window():
+    b = training_trace(steps=2)  # steps of 700 µs: 0-699, 700-1399
+    b.event("Trace", "PyTorch Profiler (0)", -5, 1405)
+    # the last ProfilerStep, as written after the profiler stopped
+    next(e for e in b.events if e["name"] == "ProfilerStep#2")["dur"] = 13e6
+    f = load(b)
+    assert f.steps["cpu_end"].max() == pytest.approx(1400)
+    assert f.steps["dur"].max() < 701
+    # the profiler's span is the window, not an annotation the analysis reads
+    assert not f.annotations["name"].astype(str).str.startswith("PyTorch Profiler").any()
+
+
 def test_integer_microsecond_timestamps():
     b = training_trace(int_us=True, slot_us=10.0)
     ts = [e["ts"] for e in b.to_dict()["traceEvents"]]

@@ -42,15 +42,10 @@ SAVING_OFF = {
     "predicts 28.6%: it counts chains with three or more arithmetic kernels (RMSNorm and RoPE "
     "now whole), while Inductor also removes single casts, multiplies and copies between "
     "matmuls, and most of the host's dispatch besides",
-    "ddp_slow_rank": "exposed NCCL wait under the profiler (82%) overstates the 46% a steady rank saves",
     "t5_compile": "holdout 2: torch.compile saved 47.4% of eager T5; fusion predicts 11.0%, for "
     "the same reason as llama_compile, and since its host saving counts only as far as the "
     "GPU waits on the host at the profiler's highest share (none here)",
     "swin_t_compile": "holdout 2: fusion low 4.2% (see WRONG_TOP) against 50.3% measured",
-    "lstm_lm_batch": "holdout 2: an 8x batch saved 83.3% per sample; small_batch (no finding: 0%) "
-    "judges the batch "
-    "from the matrix work it can see, and the LSTM's recurrent products run inside cuDNN's RNN "
-    "op, whose shapes the trace does not break down",
 }
 
 
