@@ -225,51 +225,64 @@ def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
     """CPU ops whose first call in the trace ran FIRST_CALL_SLOWDOWN times longer than the median
     of the later calls with the same name and input shapes, by FIRST_CALL_MIN_US at least, while
     the GPU sat idle (a sync's wait has a busy GPU) and torch.compile was not compiling. In a
-    trace of several steps, only first calls in the first step whose repeats run in later steps:
-    a step that was already warm shows none."""
+    trace of several steps, only first calls whose repeats run in a later step, and only in the
+    first step, unless that step shows the process starting (start-up calls or such first
+    calls): then the trace is cold, and an op first called in a later step (an optimizer's
+    momentum, first used in its second step) pays its set-up there. A step that was already warm
+    shows none."""
     c = _cache(frame)
     if "first_calls" not in c:
-        ops = frame.cpu_ops
-        dev = main_device(frame)
-        # columns read as arrays, candidates first (long, in the first step where steps are
-        # marked, the GPU idle, not compiling), so that keys of name and shapes are built only
-        # for ops of the candidates' names: no copy of the whole table
-        step, dur = ops["step"].to_numpy(), ops["dur"].to_numpy()
-        ts, end = ops["ts"].to_numpy(), ops["end"].to_numpy()
         multi = len(frame.steps) > 1
-        cand = np.flatnonzero(
-            (step == 0 if multi else step >= 0) & (dur >= FIRST_CALL_MIN_US) & (dev is not None)
-        )
-        if len(cand):
-            busy = iv.overlap_with(*frame.busy_intervals(dev), ts[cand], end[cand])
-            # torch.compile compiling is the recompilation finding's, first call or not
-            compiling = iv.overlap_with(*compile_spans(frame), ts[cand], end[cand])
-            cand = cand[(busy < 0.5 * dur[cand]) & (compiling <= 0)]
-        slow = np.zeros(0, dtype=np.int64)
-        if len(cand):
-            codes = ops["name"].cat.codes.to_numpy()
-            pool = np.flatnonzero((step >= 0) & np.isin(codes, codes[cand]))
-            dims = pd.Series(ops["input_dims"].to_numpy()[pool]).astype(str)
-            key = pd.factorize(pd.Series(codes[pool]).astype(str) + "|" + dims)[0]
-            order = np.argsort(ts[pool], kind="stable")
-            _, first_pos = np.unique(key[order], return_index=True)
-            first = np.zeros(len(pool), dtype=bool)
-            first[order[first_pos]] = True
-            d = dur[pool]
-            typical = pd.Series(d[~first]).groupby(key[~first]).median().reindex(key).to_numpy()
-            hit = (
-                first
-                & np.isfinite(typical)
-                & (d >= FIRST_CALL_SLOWDOWN * typical)
-                & (d - typical >= FIRST_CALL_MIN_US)
-            )
-            if multi:  # repeated in a later step, not only within the first
-                s = step[pool]
-                later = pd.Series(s[~first]).groupby(key[~first]).max().reindex(key).to_numpy()
-                hit &= later > 0
-            slow = np.intersect1d(pool[hit], cand)
-        c["first_calls"] = ops.iloc[slow]
+        found = _slow_first_calls(frame, first_step_only=multi)
+        if multi and (len(found) or len(startup_calls(frame))):
+            found = _slow_first_calls(frame, first_step_only=False)
+        c["first_calls"] = found
     return c["first_calls"]
+
+
+def _slow_first_calls(frame: TraceFrame, first_step_only: bool) -> pd.DataFrame:
+    """first_call_ops, looking in the first step only or in every step."""
+    ops = frame.cpu_ops
+    dev = main_device(frame)
+    # columns read as arrays, candidates first (long, in the steps looked at, the GPU idle,
+    # not compiling), so that keys of name and shapes are built only for ops of the candidates'
+    # names: no copy of the whole table
+    step, dur = ops["step"].to_numpy(), ops["dur"].to_numpy()
+    ts, end = ops["ts"].to_numpy(), ops["end"].to_numpy()
+    multi = len(frame.steps) > 1
+    cand = np.flatnonzero(
+        (step == 0 if first_step_only else step >= 0)
+        & (dur >= FIRST_CALL_MIN_US)
+        & (dev is not None)
+    )
+    if len(cand):
+        busy = iv.overlap_with(*frame.busy_intervals(dev), ts[cand], end[cand])
+        # torch.compile compiling is the recompilation finding's, first call or not
+        compiling = iv.overlap_with(*compile_spans(frame), ts[cand], end[cand])
+        cand = cand[(busy < 0.5 * dur[cand]) & (compiling <= 0)]
+    if not len(cand):
+        return ops.iloc[:0]
+    codes = ops["name"].cat.codes.to_numpy()
+    pool = np.flatnonzero((step >= 0) & np.isin(codes, codes[cand]))
+    dims = pd.Series(ops["input_dims"].to_numpy()[pool]).astype(str)
+    key = pd.factorize(pd.Series(codes[pool]).astype(str) + "|" + dims)[0]
+    order = np.argsort(ts[pool], kind="stable")
+    _, first_pos = np.unique(key[order], return_index=True)
+    first = np.zeros(len(pool), dtype=bool)
+    first[order[first_pos]] = True
+    d = dur[pool]
+    typical = pd.Series(d[~first]).groupby(key[~first]).median().reindex(key).to_numpy()
+    hit = (
+        first
+        & np.isfinite(typical)
+        & (d >= FIRST_CALL_SLOWDOWN * typical)
+        & (d - typical >= FIRST_CALL_MIN_US)
+    )
+    if multi:  # repeated in a later step, not only within its own
+        s = step[pool]
+        later = pd.Series(s[~first]).groupby(key[~first]).max().reindex(key).to_numpy()
+        hit &= later > s
+    return ops.iloc[np.intersect1d(pool[hit], cand)]
 
 
 def startup_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -131,7 +131,9 @@ def detect(frame: TraceFrame, cfg: Config):
     fix = (
         "Profile steady-state steps: run a few iterations first, or use "
         "torch.profiler.schedule(wait=1, warmup=1, active=3) and call prof.step() every "
-        "iteration. Start-up is paid once per process; the other findings describe the step."
+        "iteration. Start-up is paid once per process. The other findings leave it out, but "
+        "the steps after it may still be warming up (allocator, caches, optimizer state): "
+        "confirm them on a steady-state profile before acting on them."
     )
     per_step = round(idle / max(stats.count, 1), 1)
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]

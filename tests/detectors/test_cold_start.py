@@ -99,3 +99,29 @@ def test_a_slow_first_op_waiting_on_a_busy_gpu_is_no_start_up():
     frame = load(b)
     assert facts.first_call_ops(frame).empty
     assert facts.startup_us(frame) == 0.0
+
+
+def _later_first_call(cold: bool) -> TraceBuilder:
+    """Four steps; from the second on, an aten::_foreach_mul_ (an optimizer's momentum, first
+    used in its second step) whose first call takes 2 ms with the GPU idle and 20 µs after. When
+    cold, the first step's launch of gemm_b loads its module (320 µs, GPU idle)."""
+    b = TraceBuilder()
+    for i in range(4):
+        t0 = i * STEP_US * 4
+        b.step(i + 1, t0, 3000)
+        launch(b, t0 + 10, t0 + 20, 180, kernel="gemm_a")
+        if i == 0 and cold:
+            launch(b, t0 + 40, t0 + 530, 100, kernel="gemm_b", op_us=640)
+        else:
+            launch(b, t0 + 40, t0 + 200, 100, kernel="gemm_b")
+        if i > 0:
+            b.cpu_op("aten::_foreach_mul_", t0 + 700, 2000 if i == 1 else 20)
+    return b
+
+
+def test_a_first_call_after_the_first_step_is_start_up_only_in_a_cold_trace():
+    cold = load(_later_first_call(cold=True))
+    assert list(facts.first_call_ops(cold)["name"]) == ["aten::_foreach_mul_"]
+    # a trace whose first step shows no start-up was warm already: one slow call is not set-up
+    warm = load(_later_first_call(cold=False))
+    assert facts.first_call_ops(warm).empty and facts.startup_us(warm) == 0.0
