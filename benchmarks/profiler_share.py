@@ -33,7 +33,14 @@ from bottleneck_lab.trace.load import load_trace  # noqa: E402
 
 def main() -> int:
     rows = []
-    holdout = {s.name for s in labels.HOLDOUT + labels.HOLDOUT2 + labels.HOLDOUT3 + labels.HOLDOUT4}
+    holdout = {
+        s.name
+        for s in labels.HOLDOUT
+        + labels.HOLDOUT2
+        + labels.HOLDOUT3
+        + labels.HOLDOUT4
+        + labels.HOLDOUT5
+    }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:
             continue  # holdouts calibrate nothing; cold_start was profiled without warm-up

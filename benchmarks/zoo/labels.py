@@ -410,6 +410,34 @@ HOLDOUT4: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 5 (2026-11-23, seventh session): three more runs, labels and rules written and committed
+# before their capture, under holdout 2's rules (a pair's bad run gets the fix's kind when the fix
+# measures >= 10% saving, healthy otherwise; a healthy run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead). One more rule, fixed in advance for
+# a batch pair's fixed run: if doubling its batch again (benchmarks/zoo/batch_sweep.py, the same
+# call) saves >= 10% per sample, small_batch is allowed there. The outcome of each rule is written
+# here after capture, with its numbers.
+HOLDOUT5: tuple[Scenario, ...] = (
+    Scenario(
+        "gru_lm_batch",
+        "1-layer cuDNN GRU language model (768 hidden, 128 tokens, 8000-token vocabulary), BF16 "
+        "autocast, fused AdamW: batch 16 vs 128",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "albert_healthy",
+        "HF ALBERT-base (config) sequence classification training, BF16 autocast, 32 x 256 "
+        "tokens, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "resnet50d_healthy",
+        "timm ResNet-50-D training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -470,5 +498,5 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + DEMOS
+ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + DEMOS
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -960,6 +960,57 @@ def bert_small_batch(variant: str) -> Built:
     )
 
 
+# ---- holdout 5: more models no rule was written against (labels fixed before capture) ----------
+
+
+def gru_lm_batch(variant: str) -> Built:
+    return gru_lm(128 if variant == "fixed" else 16)
+
+
+def gru_lm(batch: int) -> Built:
+    """gru_lm_batch's model and step at any batch (benchmarks/zoo/batch_sweep.py)."""
+    torch = _torch()
+    nn = torch.nn
+
+    class GRULM(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(8000, 768)
+            self.gru = nn.GRU(768, 768, num_layers=1, batch_first=True)
+            self.head = nn.Linear(768, 8000)
+
+        def forward(self, ids):
+            return self.head(self.gru(self.emb(ids))[0])
+
+    model = GRULM().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, 8000, (batch, 128), device="cuda")
+    step = _train_step(
+        torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())
+    )
+    return Built(
+        step,
+        batch,
+        {"model": "1-layer GRU LM (cuDNN), 768 hidden, 128 tokens", "autocast": "bf16",
+         "optimizer": "AdamW(fused)"},
+    )  # fmt: skip
+
+
+def albert_healthy(variant: str) -> Built:
+    torch = _torch()
+    from transformers import AlbertConfig, AlbertForSequenceClassification
+
+    cfg = AlbertConfig(num_labels=4)  # the defaults are ALBERT-xxlarge's; base sizes below
+    cfg.update({"hidden_size": 768, "num_attention_heads": 12, "intermediate_size": 3072})
+    return _hf_classifier(
+        torch, AlbertForSequenceClassification, cfg, 32, 256, "albert-base (config)"
+    )
+
+
+def resnet50d_healthy(variant: str) -> Built:
+    return _timm(_torch(), "resnet50d", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -995,6 +1046,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         wide_resnet50_healthy,
         distilbert_healthy,
         bert_small_batch,
+        gru_lm_batch,
+        albert_healthy,
+        resnet50d_healthy,
     )
 }
 
