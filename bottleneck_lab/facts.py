@@ -869,10 +869,11 @@ def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
     """With a small batch, per-step host work (Python between ops) is paid for too few samples,
     and the first fix is a bigger batch: small_batch then owns the short host-bound gaps outside
     the optimizer. Launch-bound gaps stay launch_overhead's, whose fix then names a bigger batch
-    beside CUDA graphs. Only when recorded shapes show it: grid sizes alone cannot tell a small
-    batch from narrow layers."""
+    beside CUDA graphs. Only when recorded shapes, or the grids of GEMM kernels no shape
+    describes (batch_is_small), show it: other kernels' grids alone cannot tell a small batch
+    from narrow layers."""
     fill = _median_fill(frame)
-    return fill is not None and fill < 1.0
+    return (fill is not None and fill < 1.0) or _unshaped_gemm_underfilled(frame) is True
 
 
 OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")
