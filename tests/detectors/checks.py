@@ -31,6 +31,9 @@ def idle_claimed(d: Diagnosis) -> dict[str, float]:
             out[f.code] = f.evidence["host_idle_us_per_step"]
         elif f.code == "memcpy":  # its cost adds the pinning saving to the idle it owns
             out[f.code] = f.evidence.get("gpu_idle_in_blocking_h2d_copies_us_per_step", 0.0)
+        elif f.code == "launch-overhead":  # where launching is what the GPU mostly waits for,
+            # its cost is a CUDA graph's step saving (host dispatch too), beyond the idle it owns
+            out[f.code] = f.evidence["idle_us_per_step"]
         elif f.code == "sync-stall":  # its cost adds the host's blocked time the fix gives back
             out[f.code] = f.evidence["gpu_idle_after_sync_us_per_step"]
         elif f.code in IDLE_OWNER and f.time_lost_us_per_step is not None:
