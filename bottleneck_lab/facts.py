@@ -812,22 +812,30 @@ SMALL_GEMM_ROWS = 512
 
 
 def batch_is_small(frame: TraceFrame) -> bool | None:
-    """Does the trace show a small batch? From recorded shapes when there is matrix work: most
-    FLOPs in products with fewer output tiles than SMs (op_flops.median_fill; convolutions as
-    implicit GEMMs of batch x output positions rows). Where GEMM kernels the shapes do not
-    describe (a cuDNN RNN's per-timestep products) take more time than those they do, from most
-    of those kernels' time being in grids (output tiles) under the SM count. Else from most
-    kernel time being in grids smaller than the SM count. None when neither can be told."""
-    fill = _median_fill(frame)
-    if fill is not None and fill < 1.0:
-        return True
-    unshaped = _unshaped_gemm_underfilled(frame)
-    if unshaped is not None:
-        return unshaped
-    if fill is not None:
-        return False
+    """Does the trace show a small batch? From the matrix work where it tells
+    (_matrix_work_is_small). Else from most kernel time being in grids smaller than the SM
+    count. None when neither can be told."""
+    small = _matrix_work_is_small(frame)
+    if small is not None:
+        return small
     under = underfilled_share(frame)
     return None if under is None else under >= 0.5
+
+
+def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
+    """From recorded shapes when there is matrix work: most FLOPs in products with fewer output
+    tiles than SMs (op_flops.median_fill; convolutions as implicit GEMMs of batch x output
+    positions rows). Where GEMM kernels the shapes do not describe (a cuDNN RNN's per-timestep
+    products) take more time than those they do, from most of those kernels' time being in
+    grids (output tiles) under the SM count. None when the matrix work tells neither."""
+    c = _cache(frame)
+    if "matrix_work_is_small" not in c:
+        fill = _median_fill(frame)
+        small = True if fill is not None and fill < 1.0 else _unshaped_gemm_underfilled(frame)
+        if small is None and fill is not None:
+            small = False
+        c["matrix_work_is_small"] = small
+    return c["matrix_work_is_small"]
 
 
 # Kernel names of cuBLAS/cuBLASLt/CUTLASS/cuDNN matrix products, old and new naming.
@@ -853,7 +861,7 @@ def _unshaped_gemm_underfilled(frame: TraceFrame) -> bool | None:
     grid = k["grid"].to_numpy()
     gemm = name_mask(k["name"], GEMM_KERNEL) & ~shaped & np.isfinite(grid)
     dur = k["dur"].to_numpy()
-    if dur[gemm].sum() <= max(dur[shaped].sum(), 0.0) or not gemm.any():
+    if dur[gemm].sum() <= dur[shaped].sum():  # also when there are none
         return None
     return bool(dur[gemm & (grid < sms)].sum() > 0.5 * dur[gemm].sum())
 
@@ -872,8 +880,7 @@ def small_batch_owns_host_idle(frame: TraceFrame) -> bool:
     beside CUDA graphs. Only when recorded shapes, or the grids of GEMM kernels no shape
     describes (batch_is_small), show it: other kernels' grids alone cannot tell a small batch
     from narrow layers."""
-    fill = _median_fill(frame)
-    return (fill is not None and fill < 1.0) or _unshaped_gemm_underfilled(frame) is True
+    return _matrix_work_is_small(frame) is True
 
 
 OPTIMIZER_STEP = re.compile(r"^Optimizer\.step#(\w+)\.step")

@@ -507,7 +507,6 @@ def _stragglers(
 
 
 STRAGGLER_CODE = "straggler"
-MIN_SHARE_PCT = 3.0  # as the detectors' min_share_pct
 
 
 def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) -> list[Finding]:
@@ -523,7 +522,10 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     Estimate: the summary rank's wait per step less the most the profiler's cost on the
     straggler explains (what made it late only under the profiler goes away without it), never
     more than the exposed communication (waiting behind compute costs nothing). The
-    communication finding keeps the exposed time beyond the wait (dropped under MIN_SHARE_PCT)."""
+    communication finding keeps the exposed time beyond the wait (dropped under its min_share_pct)."""
+    from .detectors.communication import Config, exposed_title
+
+    min_share = Config().min_share_pct  # carved from the communication finding: its bar
     late = [s for s in view.get("stragglers", []) if s.get("basis") == "collective_wait"]
     comm = next((f for f in findings if f.code == "communication"), None)
     row = next((r for r in view.get("per_rank", []) if r["rank"] == lead.rank), None)
@@ -549,7 +551,7 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     straggler = Finding(
         STRAGGLER_CODE,
         "communication",
-        severity_for_share(share) if share >= MIN_SHARE_PCT else "info",
+        severity_for_share(share) if share >= min_share else "info",
         f"Waiting for a straggler: rank {lead.rank} waits {wait / 1000:.2f} ms per step in "
         f"collectives for {who}; making it keep pace saves ~{share:.0f}% of the step",
         round(saved, 1),
@@ -572,13 +574,12 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     rest = exposed - wait
     rest_share = round(100.0 * rest / step, 2)
     kept = [f for f in findings if f is not comm]
-    if rest_share >= MIN_SHARE_PCT:
+    if rest_share >= min_share:
         kept.append(
             replace(
                 comm,
                 severity=severity_for_share(rest_share),
-                title=f"Exposed communication: {rest_share:.1f}% of the step in collectives "
-                f"not overlapped with compute, beyond waiting for {who}",
+                title=exposed_title(rest_share, f", beyond waiting for {who}"),
                 time_lost_us_per_step=round(rest, 1),
                 share_pct=rest_share,
                 evidence={**comm.evidence, "straggler_wait_us_per_step": round(wait, 1)},

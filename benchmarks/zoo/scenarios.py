@@ -774,31 +774,36 @@ def lstm_lm_batch(variant: str) -> Built:
 
 def lstm_lm(batch: int) -> Built:
     """lstm_lm_batch's model and step at any batch (benchmarks/zoo/batch_sweep.py)."""
+    return _recurrent_lm("LSTM", hidden=1024, layers=2, tokens=256, batch=batch)
+
+
+def _recurrent_lm(cell: str, hidden: int, layers: int, tokens: int, batch: int) -> Built:
+    """A cuDNN LSTM or GRU language model (8000-token vocabulary) trained on random token ids,
+    batch x tokens, BF16 autocast, fused AdamW."""
     torch = _torch()
     nn = torch.nn
 
-    class LSTMLM(nn.Module):
+    class RecurrentLM(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.emb = nn.Embedding(8000, 1024)
-            self.lstm = nn.LSTM(1024, 1024, num_layers=2, batch_first=True)
-            self.head = nn.Linear(1024, 8000)
+            self.emb = nn.Embedding(8000, hidden)
+            self.rnn = getattr(nn, cell)(hidden, hidden, num_layers=layers, batch_first=True)
+            self.head = nn.Linear(hidden, 8000)
 
         def forward(self, ids):
-            return self.head(self.lstm(self.emb(ids))[0])
+            return self.head(self.rnn(self.emb(ids))[0])
 
-    model = LSTMLM().cuda()
+    model = RecurrentLM().cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    ids = torch.randint(0, 8000, (batch, 256), device="cuda")
+    ids = torch.randint(0, 8000, (batch, tokens), device="cuda")
     step = _train_step(
         torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())
     )
-
     return Built(
         step,
         batch,
         {
-            "model": "2-layer LSTM LM (cuDNN), 1024 hidden, 256 tokens",
+            "model": f"{layers}-layer {cell} LM (cuDNN), {hidden} hidden, {tokens} tokens",
             "autocast": "bf16",
             "optimizer": "AdamW(fused)",
         },
@@ -969,31 +974,7 @@ def gru_lm_batch(variant: str) -> Built:
 
 def gru_lm(batch: int) -> Built:
     """gru_lm_batch's model and step at any batch (benchmarks/zoo/batch_sweep.py)."""
-    torch = _torch()
-    nn = torch.nn
-
-    class GRULM(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.emb = nn.Embedding(8000, 768)
-            self.gru = nn.GRU(768, 768, num_layers=1, batch_first=True)
-            self.head = nn.Linear(768, 8000)
-
-        def forward(self, ids):
-            return self.head(self.gru(self.emb(ids))[0])
-
-    model = GRULM().cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    ids = torch.randint(0, 8000, (batch, 128), device="cuda")
-    step = _train_step(
-        torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())
-    )
-    return Built(
-        step,
-        batch,
-        {"model": "1-layer GRU LM (cuDNN), 768 hidden, 128 tokens", "autocast": "bf16",
-         "optimizer": "AdamW(fused)"},
-    )  # fmt: skip
+    return _recurrent_lm("GRU", hidden=768, layers=1, tokens=128, batch=batch)
 
 
 def albert_healthy(variant: str) -> Built:

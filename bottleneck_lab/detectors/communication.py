@@ -31,6 +31,14 @@ class Config:
     min_share_pct: float = 3.0
 
 
+def exposed_title(share_pct: float, beyond: str = "") -> str:
+    """The finding's title; `beyond` names what the share leaves out (ranks.straggler_findings)."""
+    return (
+        f"Exposed communication: {share_pct:.1f}% of the step in collectives not overlapped "
+        f"with compute{beyond}"
+    )
+
+
 def detect(frame: TraceFrame, cfg: Config):
     dev = facts.main_device(frame)
     k = facts.kernels(frame, dev)
@@ -70,7 +78,7 @@ def detect(frame: TraceFrame, cfg: Config):
             for c in comm.nlargest(3, "dur").itertuples()
         ],
     }
-    title = f"Exposed communication: {share:.1f}% of the step in collectives not overlapped with compute"
+    title = exposed_title(share)
     fix = (
         "Overlap gradient communication with backward (DDP/FSDP do this by default: check "
         "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync during accumulation); "
