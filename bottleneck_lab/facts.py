@@ -831,7 +831,8 @@ def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
     c = _cache(frame)
     if "matrix_work_is_small" not in c:
         fill = _median_fill(frame)
-        small = True if fill is not None and fill < 1.0 else _unshaped_gemm_underfilled(frame)
+        under = unshaped_gemm_underfilled_share(frame)
+        small = True if fill is not None and fill < 1.0 else None if under is None else under > 0.5
         if small is None and fill is not None:
             small = False
         c["matrix_work_is_small"] = small
@@ -844,26 +845,30 @@ GEMM_KERNEL = re.compile(
 )
 
 
-def _unshaped_gemm_underfilled(frame: TraceFrame) -> bool | None:
+def unshaped_gemm_underfilled_share(frame: TraceFrame) -> float | None:
     """Outside the optimizer, when GEMM kernels that no recorded shape describes take more time
-    than the matrix work recorded shapes do: is most of their time in grids under the SM count?
-    A GEMM's grid is its output tiles (times split-K), so fewer blocks than SMs leaves SMs with
-    nothing to do. None when shaped work dominates or there are no such kernels."""
+    than the matrix work recorded shapes do: the share of their time in grids under the SM
+    count. A GEMM's grid is its output tiles (times split-K), so fewer blocks than SMs leaves SMs
+    with nothing to do. None when shaped work dominates or there are no such kernels."""
+    c = _cache(frame)
+    if "unshaped_gemm_underfilled" in c:
+        return c["unshaped_gemm_underfilled"]
     sms = sm_count(frame)
     k = kernels(frame, main_device(frame))
     k = k.loc[k["step"].to_numpy() >= 0]
     k = k.loc[~launched_in_optimizer(frame, k)]
-    if not sms or not len(k):
-        return None
-    wf = work_fill(frame)
-    described = wf.loc[np.isfinite(wf["fill"].to_numpy()), "row"].to_numpy()
-    shaped = np.isin(matrix_owner(frame)[k.index.to_numpy()], described)
-    grid = k["grid"].to_numpy()
-    gemm = name_mask(k["name"], GEMM_KERNEL) & ~shaped & np.isfinite(grid)
-    dur = k["dur"].to_numpy()
-    if dur[gemm].sum() <= dur[shaped].sum():  # also when there are none
-        return None
-    return bool(dur[gemm & (grid < sms)].sum() > 0.5 * dur[gemm].sum())
+    share = None
+    if sms and len(k):
+        wf = work_fill(frame)
+        described = wf.loc[np.isfinite(wf["fill"].to_numpy()), "row"].to_numpy()
+        shaped = np.isin(matrix_owner(frame)[k.index.to_numpy()], described)
+        grid = k["grid"].to_numpy()
+        gemm = name_mask(k["name"], GEMM_KERNEL) & ~shaped & np.isfinite(grid)
+        dur = k["dur"].to_numpy()
+        if dur[gemm].sum() > dur[shaped].sum():  # never when there are none
+            share = float(dur[gemm & (grid < sms)].sum() / dur[gemm].sum())
+    c["unshaped_gemm_underfilled"] = share
+    return share
 
 
 def _median_fill(frame: TraceFrame) -> float | None:

@@ -142,11 +142,15 @@ def detect(frame: TraceFrame, cfg: Config):
     rows = facts.median_gemm_rows(frame)
     fill = median_fill(frame) if sms else None
     under = facts.underfilled_share(frame)
+    unshaped = facts.unshaped_gemm_underfilled_share(frame)
     evidence = {
         "flop_weighted_median_tiles_per_sm": None if fill is None else round(fill, 3),
         "median_matmul_rows": rows,
         "sm_count": sms or None,
         "kernel_time_in_grids_under_sm_count_pct": None if under is None else round(100 * under, 1),
+        "unshaped_gemm_time_in_grids_under_sm_count_pct": None
+        if unshaped is None
+        else round(100 * unshaped, 1),
         "median_grid_blocks": float(np.nanmedian(grid)) if np.isfinite(grid).any() else None,
         "median_achieved_occupancy_pct": round(float(occ.median()), 1) if len(occ) else None,
         "median_kernel_us": round(float(k["dur"].median()), 2),
@@ -168,11 +172,15 @@ def detect(frame: TraceFrame, cfg: Config):
     severity = severity_for_share(share)
     if fill is None and severity in ("medium", "high"):
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    what = (
-        f"most matrix work fills {min(fill, 1):.0%} of the {sms} SMs"
-        if fill is not None
-        else "kernels under the SM count"
-    )
+    if fill is not None and fill < 1.0:
+        what = f"most matrix work fills {fill:.0%} of the {sms} SMs"
+    elif unshaped is not None:  # judged from GEMM kernels no recorded shape describes
+        what = (
+            f"{unshaped:.0%} of the time of GEMM kernels without recorded shapes is in grids "
+            f"under the {sms} SMs"
+        )
+    else:
+        what = "kernels under the SM count"
     title = (
         f"Batch too small for the GPU: {what}; a batch that fills it would cut time per sample "
         f"by ~{share:.0f}%"

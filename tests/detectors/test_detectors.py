@@ -315,6 +315,9 @@ def test_small_batch_judged_from_gemm_kernels_no_shape_describes():
     f = finding(diagnose([under]), "small-batch")
     assert f is not None and f.severity in ("medium", "high")
     assert f.evidence["queued_kernel_gap_us_per_step"] == pytest.approx(90 * 3, abs=1)
+    # the title says what judged it, not the shaped matmul's full fill
+    assert f.evidence["unshaped_gemm_time_in_grids_under_sm_count_pct"] == 100.0
+    assert "100% of the time of GEMM kernels without recorded shapes" in f.title
     # the same kernels with full grids: nothing says the batch is small
     full = load(_rnn_trace(sc.FULL_GRID, mm_us=50))
     assert facts.batch_is_small(full) is False
