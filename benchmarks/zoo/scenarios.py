@@ -1037,10 +1037,18 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
 # ---- running ------------------------------------------------------------------------------------
 
 
-def run_one(name: str, variant: str, out: Path) -> None:
+def run_one(name: str, variant: str, out: Path, compile_model: bool = False) -> None:
+    """Capture one run. compile_model: the step calls torch.compile(model) (COMPILE_MODEL), is
+    compiled before the capture, and its FLOPs are not counted (FlopCounterMode's global module
+    hooks made Dynamo fall back to eager for the whole capture: no Triton kernel ran)."""
     from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
 
+    global COMPILE_MODEL
+    COMPILE_MODEL = compile_model
     built = BUILDERS[name](variant)
+    if compile_model:
+        for _ in range(3):
+            built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
     timing = (
         TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0)
@@ -1055,8 +1063,8 @@ def run_one(name: str, variant: str, out: Path) -> None:
         out_dir=out / name,
         batch_size=built.batch_size,
         timed_steps=built.timed_steps,
-        flop_step=built.flop_step,
-        flops_note=built.flops_note,
+        flop_step=(lambda: None) if compile_model else built.flop_step,
+        flops_note="not counted (compiled step)" if compile_model else built.flops_note,
         config=built.config,
         settings=settings,
         timing=timing,
@@ -1070,9 +1078,14 @@ def main() -> int:
     p.add_argument("--one", default=None, help="run one scenario in this process")
     p.add_argument("--variant", default=None)
     p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument(
+        "--compile-model",
+        action="store_true",
+        help="with --one: capture the run with torch.compile(model), for study (not the zoo)",
+    )
     args = p.parse_args()
     if args.one:
-        run_one(args.one, args.variant, args.out)
+        run_one(args.one, args.variant, args.out, args.compile_model)
         sys.stdout.flush()
         os._exit(0)  # persistent DataLoader workers otherwise hold the exit for seconds each
     names = args.only.split(",") if args.only else list(BUILDERS)

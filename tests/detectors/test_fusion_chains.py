@@ -1,5 +1,6 @@
 """What makes one fusion chain: reductions and softmax inside hand-written arithmetic join it,
 data movement (cat) rides along without counting as arithmetic, a fused norm kernel ends it.
+What a layout copy beside a memory-bound kernel is: removable, unlike a cast.
 Each trace: a matmul, then the ops below queued back to back on the GPU, every kernel 100 µs."""
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ UNARY = {"Input Dims": [[N]], "Input type": ["float"], "Concrete Inputs": [""]}
 BINARY = {"Input Dims": [[N], [N]], "Input type": ["float"] * 2, "Concrete Inputs": ["", ""]}
 ROW = {"Input Dims": [[N // 4096, 4096]], "Input type": ["float"], "Concrete Inputs": [""]}
 CAT = {"Input Dims": [[], ""], "Input type": ["TensorList", "Scalar"], "Concrete Inputs": ["", "1"]}
+COPY = {"Input Dims": [[N], [N], []], "Input type": ["float", "float", "Scalar"]}
+COPY["Concrete Inputs"] = ["", "", "False"]
+CAST = {**COPY, "Input type": ["c10::BFloat16", "float", "Scalar"]}
 LAYER_NORM = {
     "Input Dims": [[N // 4096, 4096], [], [4096], [4096], []],
     "Input type": ["float", "ScalarList", "float", "float", "Double"],
@@ -104,3 +108,18 @@ def test_a_first_launch_loading_its_module_is_no_dispatch_a_fused_kernel_saves()
     d = diagnose(load_trace(path), path=str(path))
     assert not [f for f in d.findings if f.kind == "fusion"]
     assert d.verdict is not None and d.verdict.code == "cold-start"
+
+
+def test_a_layout_copy_beside_a_memory_bound_kernel_is_removable():
+    # window partition after a norm: LayerNorm, then .contiguous() of the permuted output
+    ev = fusion_evidence([("aten::native_layer_norm", LAYER_NORM), ("aten::copy_", COPY)])
+    assert ev is not None
+    assert ev["chains_per_step"] == 0
+    assert ev["layout_copies_per_step"] == 1
+    assert ev["layout_copy_us_per_step"] == pytest.approx(100.0)
+
+
+def test_a_cast_is_no_layout_copy_and_a_copy_between_matmuls_has_no_neighbour_to_fuse_into():
+    # autocast's cast changes the bytes; a copy whose neighbours are matmuls stays
+    assert fusion_evidence([("aten::native_layer_norm", LAYER_NORM), ("aten::copy_", CAST)]) is None
+    assert fusion_evidence([("aten::copy_", COPY)]) is None
