@@ -170,7 +170,8 @@ def detect(frame: TraceFrame, cfg: Config):
         or gap_evidence(frame, "launch_overhead"),
     }
     severity = severity_for_share(share)
-    if fill is None and severity in ("medium", "high"):
+    capped = fill is None and severity in ("medium", "high")
+    if capped:
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
     if fill is not None and fill < 1.0:
         what = f"most matrix work fills {fill:.0%} of the {sms} SMs"
@@ -185,6 +186,11 @@ def detect(frame: TraceFrame, cfg: Config):
         f"Batch too small for the GPU: {what}; a batch that fills it would cut time per sample "
         f"by ~{share:.0f}%"
     )
+    if capped:
+        title += (
+            " (low: the trace records no input shapes, so the small grids may be narrow layers "
+            "rather than a small batch; record_shapes=True tells them apart)"
+        )
     fix = (
         "Raise the batch size (as far as memory allows) so each kernel has enough work for all "
         f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "

@@ -82,3 +82,15 @@ def test_demo_bad_trace_is_diagnosed_as_its_kind(name):
 def test_demo_fixed_trace_is_clean_of_its_kind(name):
     d = demo_diagnosis(name, "fixed")
     assert [f.code for f in serious(d) if f.kind == DEMOS[name].kind] == []
+
+
+def test_small_batch_judged_without_shapes_is_low_and_says_why():
+    # Quadro GP100 MLP traced without record_shapes: its GEMM grids are small, but nothing tells
+    # a small batch from narrow layers, so the finding stays low whatever its share
+    path = EXTERNAL_TRACES / "gp100_gpu_user_annotation" / "step_based_trace_2543932.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    found = [f for f in diagnose(load_trace(path)).findings if f.kind == "small_batch"]
+    assert found and found[0].share_pct >= 10.0
+    assert found[0].severity == "low"
+    assert "records no input shapes" in found[0].title
