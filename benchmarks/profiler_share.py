@@ -40,6 +40,7 @@ def main() -> int:
         + labels.HOLDOUT3
         + labels.HOLDOUT4
         + labels.HOLDOUT5
+        + labels.HOLDOUT6
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

@@ -450,6 +450,32 @@ HOLDOUT5: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 6 (2026-11-23, eighth session): three healthy timm runs chosen for what the fusion rule
+# changed this session (layout copies beside memory-bound kernels are removable): MLP-Mixer
+# (token mixing transposes), MaxViT (window and grid partitions) and ResNeXt-50 (none), labels and
+# rules written and committed before their capture. Rules, fixed in advance: healthy; if
+# torch.compile(model) measures >= 10% faster (`compile_savings.py --model-only`, the same
+# session) fusion is allowed (COMPILES_FASTER); if the GPU is busy under 80% of the synchronised
+# step, host_bound and launch_overhead are allowed. The outcome of each rule is written here
+# after capture, with its numbers.
+HOLDOUT6: tuple[Scenario, ...] = (
+    Scenario(
+        "mixer_healthy",
+        "timm MLP-Mixer-B/16 training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "maxvit_healthy",
+        "timm MaxViT-T training, BF16 autocast + channels_last, batch 64, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "resnext_healthy",
+        "timm ResNeXt-50 32x4d training, BF16 autocast + channels_last, batch 128, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -510,5 +536,7 @@ DEMOS: tuple[Scenario, ...] = (
     ),
 )
 
-ALL: tuple[Scenario, ...] = ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + DEMOS
+ALL: tuple[Scenario, ...] = (
+    ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + DEMOS
+)
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -992,6 +992,21 @@ def resnet50d_healthy(variant: str) -> Built:
     return _timm(_torch(), "resnet50d", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 6: labels in labels.py committed before these were first captured ------------------
+
+
+def mixer_healthy(variant: str) -> Built:
+    return _timm(_torch(), "mixer_b16_224", 128, fixed=True, fused_adamw=True)
+
+
+def maxvit_healthy(variant: str) -> Built:
+    return _timm(_torch(), "maxvit_tiny_tf_224", 64, fixed=True, fused_adamw=True)
+
+
+def resnext_healthy(variant: str) -> Built:
+    return _timm(_torch(), "resnext50_32x4d", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1030,6 +1045,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gru_lm_batch,
         albert_healthy,
         resnet50d_healthy,
+        mixer_healthy,
+        maxvit_healthy,
+        resnext_healthy,
     )
 }
 
