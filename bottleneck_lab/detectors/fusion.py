@@ -275,29 +275,32 @@ def detect(frame: TraceFrame, cfg: Config):
         "layout_copy_us_per_step": round(copy_us / n_steps, 1),
         "largest_chains": top,
     }
-    parts = []  # what the saving comes from: chains, layout copies or both
-    if saved - copy_us >= 0.25 * saved:
+    # what the saving comes from: chains, layout copies or both; title and fix name each
+    from_chains, from_copies = saved - copy_us >= 0.25 * saved, copy_us >= 0.25 * saved
+    parts, fixes = [], []
+    if from_chains:
         parts.append(
             f"{in_chains / n_steps:.3g} memory-bound kernels per step in {len(per) / n_steps:.3g} "
             f"unfused chains move {moved_total / max(fused_total, 1):.1f}x the bytes fused kernels "
             "would"
         )
-    if copy_us >= 0.25 * saved:
+        fixes.append(
+            "Fuse the chains: torch.compile the model (or the block), or replace hand-written "
+            "normalisation/activation arithmetic with fused ops (F.rms_norm, F.layer_norm, "
+            "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention)."
+        )
+    if from_copies:
         parts.append(
             f"{len(copies) / n_steps:.3g} layout copies per step ({copy_us / n_steps / 1e3:.2f} ms) "
             "only reorder tensors a fused neighbour could read in place"
         )
-    title = "; ".join(parts) + f"; fusing saves ~{share:.0f}% of the step"
-    fix = (
-        "Fuse the chains: torch.compile the model (or the block), or replace hand-written "
-        "normalisation/activation arithmetic with fused ops (F.rms_norm, F.layer_norm, "
-        "F.gelu(approximate='tanh'), F.silu, F.scaled_dot_product_attention)."
-    )
-    if len(copies):
-        fix += (
-            " Layout copies (.contiguous() or reshape of a permuted or sliced tensor) go under "
-            "torch.compile, which folds the permutation into the neighbouring kernel's indexing."
+        fixes.append(
+            "Layout copies (.contiguous() or reshape of a permuted or sliced tensor) go under "
+            "torch.compile, which folds the permutation into the neighbouring kernel's indexing; "
+            "by hand, skip .contiguous() where the next op accepts strided input."
         )
+    title = "; ".join(parts) + f"; fusing saves ~{share:.0f}% of the step"
+    fix = " ".join(fixes)
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 
