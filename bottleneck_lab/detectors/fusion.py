@@ -160,6 +160,22 @@ def _layout_copies(frame: TraceFrame, k: pd.DataFrame, chains: pd.DataFrame) -> 
     return k.loc[copy & beside & ~k.index.isin(chains.index)]
 
 
+def _caller(frame: TraceFrame, op: int) -> str | None:
+    """The op that asked for a copy: the first ancestor past aten::clone and aten::copy_
+    (aten::reshape, aten::contiguous, an autograd node such as SliceBackward0)."""
+    ops = frame.cpu_ops
+    parent = int(ops["parent"].iat[op])
+    while parent >= 0 and ops["name"].iat[parent] in ("aten::clone", "aten::copy_"):
+        parent = int(ops["parent"].iat[parent])
+    return str(ops["name"].iat[parent]) if parent >= 0 else None
+
+
+def _dims(input_dims) -> list:
+    """The first input's dimensions (a copy's destination), [] where not recorded."""
+    first = input_dims[0] if isinstance(input_dims, list) and input_dims else []
+    return first if isinstance(first, list) else []
+
+
 AUTOGRAD_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
 
 
@@ -260,6 +276,15 @@ def detect(frame: TraceFrame, cfg: Config):
                 "saving_us": round(float(r["saving"]), 1),
             }
         )
+    largest_copies = [
+        {
+            **when(frame, float(r.ts)),
+            "called_from": _caller(frame, r.owner),
+            "shape": "x".join(map(str, _dims(frame.cpu_ops["input_dims"].iat[r.owner]))),
+            "us": round(float(r.dur), 1),
+        }
+        for r in copies.nlargest(3, "dur").itertuples()
+    ]
     in_chains = len(c)
     moved_total, fused_total = float(per["moved"].sum()), float(per["fused"].sum())
     evidence = {
@@ -274,6 +299,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "layout_copies_per_step": round(len(copies) / n_steps, 1),
         "layout_copy_us_per_step": round(copy_us / n_steps, 1),
         "largest_chains": top,
+        "largest_layout_copies": largest_copies,
     }
     # what the saving comes from: chains, layout copies or both; title and fix name each
     from_chains, from_copies = saved - copy_us >= 0.25 * saved, copy_us >= 0.25 * saved

@@ -126,6 +126,10 @@ def test_a_layout_copy_beside_a_memory_bound_kernel_is_removable():
     assert ev["chains_per_step"] == 0
     assert ev["layout_copies_per_step"] == 1
     assert ev["layout_copy_us_per_step"] == pytest.approx(100.0)
+    # where to look: the copies on the timeline (one per step), with their shape
+    where = ev["largest_layout_copies"]
+    assert len(where) == 3 and len({w["at_ms"] for w in where}) == 3
+    assert all(w["shape"] == str(N) and w["us"] == pytest.approx(100.0) for w in where)
 
 
 def test_a_cast_is_no_layout_copy_and_a_copy_between_matmuls_has_no_neighbour_to_fuse_into():
