@@ -32,7 +32,7 @@ import pandas as pd
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import memory_bound_kernels
-from ..op_flops import matrix_owner
+from ..op_flops import matrix_owner, op_costs
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
@@ -324,6 +324,12 @@ def detect(frame: TraceFrame, cfg: Config):
             "Layout copies (.contiguous() or reshape of a permuted or sliced tensor) go under "
             "torch.compile, which folds the permutation into the neighbouring kernel's indexing; "
             "by hand, skip .contiguous() where the next op accepts strided input."
+        )
+    if (op_costs(frame)["category"] == "attention").any():
+        fixes.append(
+            "Attention here runs as one fused SDPA kernel: check that a compiled trace keeps it "
+            "(Inductor can split it into matmuls and softmax; on BERT-large training that made "
+            "the compiled step slower)."
         )
     title = "; ".join(parts) + f"; fusing saves ~{share:.0f}% of the step"
     fix = " ".join(fixes)

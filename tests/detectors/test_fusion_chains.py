@@ -6,7 +6,7 @@ Each trace: a matmul, then the ops below queued back to back on the GPU, every k
 from __future__ import annotations
 
 import pytest
-from conftest import EXTERNAL_TRACES
+from conftest import EXTERNAL_TRACES, REPO
 
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors._examples import launch, mm_args, steps
@@ -136,3 +136,15 @@ def test_a_cast_is_no_layout_copy_and_a_copy_between_matmuls_has_no_neighbour_to
     # autocast's cast changes the bytes; a copy whose neighbours are matmuls stays
     assert fusion_evidence([("aten::native_layer_norm", LAYER_NORM), ("aten::copy_", CAST)]) is None
     assert fusion_evidence([("aten::copy_", COPY)]) is None
+
+
+@pytest.mark.parametrize(("run", "warns"), [("llama_compile/bad", True), ("fusion_mlp/bad", False)])
+def test_the_fix_warns_to_check_fused_attention_survives_compiling_only_where_there_is_some(
+    run, warns
+):
+    # HF Llama runs SDPA; the hand-written MLP has no attention
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (found,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "fusion"]
+    assert ("fused SDPA kernel" in found.fix) is warns
