@@ -213,11 +213,19 @@ def _analyze(args: argparse.Namespace) -> int:
     from ..detectors import REGISTRY
 
     if args.list_detectors:
+        from ..ranks import STRAGGLER_CODE, straggler_findings
+
         w = max(len(c) for c in REGISTRY)
         for code, det in REGISTRY.items():
             first = det.doc.splitlines()[0]
             needs = ", ".join(sorted(det.requires))
             sys.stdout.write(f"{code:<{w}}  {det.kind:<16} {first}  [needs: {needs}]\n")
+        # made by the cross-rank reduce, not by a one-trace detector
+        first = (straggler_findings.__doc__ or "").splitlines()[0]
+        sys.stdout.write(
+            f"{STRAGGLER_CODE:<{w}}  {'communication':<16} {first}  [needs: a directory of rank "
+            "traces]\n"
+        )
         return EXIT_OK
     if not args.path:
         raise UsageError("analyze: give a trace PATH (or --list-detectors)")

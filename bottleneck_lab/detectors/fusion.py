@@ -1,4 +1,4 @@
-"""Chains of memory-bound elementwise kernels that one fused kernel would replace.
+"""Memory-bound kernels that fused kernels would replace: elementwise chains and layout copies.
 
 Symptom: runs of back-to-back memory-bound kernels with at least three of arithmetic (mul, add,
 pow, mean, rsqrt, tanh, softmax, dropout, ...; casts and concatenations ride along) and no
