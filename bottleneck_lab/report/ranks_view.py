@@ -41,8 +41,8 @@ def text_lines(view: dict[str, Any], width: int = 100) -> list[str]:
     for s in view["stragglers"]:
         out += textwrap.wrap(s["why"], width, initial_indent="  ", subsequent_indent="    ")
     out.append(
-        f"    {'rank':>5}  {'step':>9}  {'NCCL/step':>9}  {'wait/step':>9}  {'transfer':>9}  "
-        f"{'last':>5}  own top finding"
+        f"    {'rank':>5}  {'step':>9}  {'NCCL/step':>9}  {'wait/step':>9}  {'idle wait':>9}  "
+        f"{'transfer':>9}  {'last':>5}  own top finding"
     )
     for r in shown_rows(view):
         last = r["last_to_arrive"]
@@ -51,6 +51,7 @@ def text_lines(view: dict[str, Any], width: int = 100) -> list[str]:
                 f"  {'*' if r['rank'] in slow else ' '} {r['rank']:>5}  {fmt_us(r['step_time_us']):>9}  "
                 f"{fmt_us(r['collective_us_per_step']):>9}  "
                 f"{fmt_us(r['collective_wait_us_per_step']):>9}  "
+                f"{fmt_us(r.get('collective_exposed_wait_us_per_step')):>9}  "
                 f"{fmt_us(r['collective_transfer_us_per_step']):>9}  "
                 f"{last if last is not None else '-':>5}  {_finding(r['top_finding'])}"
             )[:width]
@@ -69,6 +70,7 @@ def text_lines(view: dict[str, Any], width: int = 100) -> list[str]:
         notes = []
     notes.append(
         "wait = a collective's time beyond its shortest duration on any rank (the transfer); "
+        "idle wait = the part of it no compute kernel overlaps, which a straggler is judged by; "
         "last = collectives it was the last to join"
     )
     for n in notes:
@@ -96,10 +98,11 @@ SECTION = """
 {%- endfor %}
 </svg>
 <table class="ranks"><tr><th class="num">rank</th><th class="num">median step</th><th class="num">NCCL / step</th>
-<th class="num">wait / step</th><th class="num">transfer / step</th><th class="num">last to arrive</th><th>own top finding</th></tr>
+<th class="num">wait / step</th><th class="num">idle wait / step</th><th class="num">transfer / step</th><th class="num">last to arrive</th><th>own top finding</th></tr>
 {%- for r in rows %}
 <tr{% if r.rank in slow %} class="worse"{% endif %}><td class="num">{{ r.rank }}</td><td class="num">{{ fmt_us(r.step_time_us) }}</td>
 <td class="num">{{ fmt_us(r.collective_us_per_step) }}</td><td class="num">{{ fmt_us(r.collective_wait_us_per_step) }}</td>
+<td class="num">{{ fmt_us(r.collective_exposed_wait_us_per_step) }}</td>
 <td class="num">{{ fmt_us(r.collective_transfer_us_per_step) }}</td><td class="num">{{ r.last_to_arrive if r.last_to_arrive is not none else '-' }}</td>
 <td>{{ finding(r.top_finding) }}</td></tr>
 {%- endfor %}

@@ -27,13 +27,26 @@ except ImportError:
     HAS_DASK = False
 
 
-def _rank_trace(rank: int, nccl_us: list[float], step_us: float = 1000.0) -> TraceBuilder:
-    """Two steps, each one compute kernel then one all-reduce of the given duration."""
+def _rank_trace(
+    rank: int, nccl_us: list[float], step_us: float = 1000.0, hidden: bool = False
+) -> TraceBuilder:
+    """Two steps, each one compute kernel then one all-reduce of the given duration; hidden: a
+    second compute kernel on another stream runs under the whole all-reduce (a prefetch)."""
     b = TraceBuilder(rank=rank, world_size=2)
     for i, nccl in enumerate(nccl_us):
         t0 = i * step_us
         b.step(i + 1, ts=t0, dur=step_us)
         b.op_with_kernel("aten::mm", t0 + 10, 20, kernel="gemm", kernel_ts=t0 + 40, kernel_dur=100)
+        if hidden:
+            b.op_with_kernel(
+                "aten::mm",
+                t0 + 40,
+                20,
+                kernel="gemm",
+                kernel_ts=t0 + 300,
+                kernel_dur=nccl,
+                stream=8,
+            )
         b.op_with_kernel(
             "nccl:all_reduce",
             t0 + 200,
@@ -76,6 +89,22 @@ def test_waiting_for_a_straggler_is_its_own_finding_not_overlap():
     assert "cannot help" in wait.fix  # overlap is not the fix for waiting
     assert rest.time_lost_us_per_step == 175 and "beyond waiting for rank 1" in rest.title
     assert rest.evidence["straggler_wait_us_per_step"] == 225
+
+
+def test_waiting_under_compute_makes_no_straggler():
+    # the same waits as above, but rank 0's compute runs on through every all-reduce (FSDP's
+    # prefetched all-gathers): its GPU never idles for rank 1, so rank 1 sets nobody's pace
+    frames = [
+        load(_rank_trace(0, [500.0, 300.0], hidden=True)),
+        load(_rank_trace(1, [100.0, 250.0])),
+    ]
+    view = diagnose(frames).summary.extra["ranks"]
+    r0 = view["per_rank"][0]
+    assert (
+        r0["collective_wait_us_per_step"] == 225 and r0["collective_exposed_wait_us_per_step"] == 0
+    )
+    assert view["stragglers"] == []
+    assert "straggler" not in {f.code for f in diagnose(frames).findings}
 
 
 def test_explain_straggler(capsys):
