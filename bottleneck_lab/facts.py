@@ -832,9 +832,12 @@ def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
     if "matrix_work_is_small" not in c:
         fill = _median_fill(frame)
         under = unshaped_gemm_underfilled_share(frame)
-        small = True if fill is not None and fill < 1.0 else None if under is None else under > 0.5
-        if small is None and fill is not None:
-            small = False
+        if fill is not None and fill < 1.0:
+            small = True
+        elif under is not None:
+            small = under > 0.5
+        else:
+            small = None if fill is None else False
         c["matrix_work_is_small"] = small
     return c["matrix_work_is_small"]
 
