@@ -777,6 +777,18 @@ def kernels(frame: TraceFrame, device: int | None = None) -> pd.DataFrame:
     return c[device]
 
 
+def collectives_and_compute(
+    frame: TraceFrame, device: int | None
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The device's NCCL/RCCL kernels inside the steps, and the spans (sorted, disjoint) when
+    any of its other kernels runs: a collective's time outside them is exposed communication."""
+    k = kernels(frame, device)
+    is_comm = name_mask(k["name"], COLLECTIVE)
+    compute = k.loc[~is_comm]
+    starts, ends = iv.union(compute["ts"].to_numpy(), compute["end"].to_numpy())
+    return k.loc[is_comm & (k["step"].to_numpy() >= 0)], starts, ends
+
+
 def underfilled_share(frame: TraceFrame) -> float | None:
     """Share of kernel time in kernels whose grid has fewer blocks than the GPU has SMs."""
     sms = sm_count(frame)

@@ -56,19 +56,15 @@ def _timings(
 ) -> tuple[dict[int, float], dict[int, list[tuple[str, float, float]]]]:
     from . import facts
     from .trace import intervals as iv
-    from .trace.frame import name_mask
 
     s = frame.steps
     step_us = {int(n): float(d) for n, d in zip(s["step"], s["dur"])}
     dev = facts.main_device(frame)
     if dev is None:
         return step_us, {}
-    k = facts.kernels(frame, dev)
-    is_comm = name_mask(k["name"], facts.COLLECTIVE)
-    compute = k.loc[~is_comm]
-    k = k.loc[(k["step"] >= 0) & is_comm].sort_values("ts", kind="stable")
+    k, ks, ke = facts.collectives_and_compute(frame, dev)
+    k = k.sort_values("ts", kind="stable")
     # the part of each collective no compute kernel overlaps: there the GPU only communicates
-    ks, ke = iv.union(compute["ts"].to_numpy(), compute["end"].to_numpy())
     hidden = iv.overlap_with(ks, ke, k["ts"].to_numpy(), k["end"].to_numpy())
     exposed = np.maximum(k["dur"].to_numpy() - hidden, 0.0)
     number = s["step"].to_numpy()  # a kernel's "step" is the index of its step in frame.steps

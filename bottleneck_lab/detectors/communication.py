@@ -16,7 +16,6 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace import intervals as iv
-from ..trace.frame import name_mask
 from ..trace.synth import TraceBuilder
 from ._common import cost, when
 from ._examples import launch, steps
@@ -40,14 +39,9 @@ def exposed_title(share_pct: float, beyond: str = "") -> str:
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    dev = facts.main_device(frame)
-    k = facts.kernels(frame, dev)
-    is_comm = name_mask(k["name"], facts.COLLECTIVE)
-    comm = k.loc[is_comm & (k["step"].to_numpy() >= 0)]
+    comm, ks, ke = facts.collectives_and_compute(frame, facts.main_device(frame))
     if not len(comm):
         return []
-    compute = k.loc[~is_comm]
-    ks, ke = iv.union(compute["ts"].to_numpy(), compute["end"].to_numpy())
     cs, ce = iv.union(comm["ts"].to_numpy(), comm["end"].to_numpy())
     comm_total = iv.total(cs, ce)
     exposed = comm_total - float(iv.overlap_with(ks, ke, cs, ce).sum())
