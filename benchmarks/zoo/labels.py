@@ -484,6 +484,45 @@ HOLDOUT6: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 7 (2026-11-23, ninth session): three pairs whose fix is one line a user would change
+# (pin the input batch; turn activation checkpointing off where the activations fit) on models no
+# rule has seen, and one healthy inference run; labels and rules written and committed before
+# their capture. Rules, fixed in advance: a pair's bad run is labelled with its fix's kind when the
+# fix measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise; a run whose GPU is
+# busy (kernel time in the trace's steps) under 80% of the synchronised step may have host_bound
+# and launch_overhead; a run given a fusion finding of severity >= medium is measured with
+# `compile_savings.py --model-only` in the same session, and fusion is allowed there if
+# torch.compile(model) is >= 10% faster. The outcome of each rule is written here after capture.
+HOLDOUT7: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_pageable_input",
+        "torchvision ResNet-50 training, BF16 autocast + channels_last, batch 256, fused AdamW, "
+        "a FP32 batch from host memory each step: pageable + blocking .cuda() vs pinned + "
+        "non_blocking",
+        {"bad": Run(_k("memcpy")), "fixed": HEALTHY},
+        fix_kind="memcpy",
+    ),
+    Scenario(
+        "convnext_checkpointing",
+        "timm ConvNeXt-S training, BF16 autocast + channels_last, batch 128, fused AdamW: "
+        "set_grad_checkpointing(True) vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+    Scenario(
+        "bert_large_checkpointing",
+        "HF BERT-large (config) masked-LM training, BF16 autocast, 16 x 512 tokens, fused AdamW: "
+        "gradient_checkpointing_enable() vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+    Scenario(
+        "vit_infer_healthy",
+        "timm ViT-B/16 inference, batch 256, BF16 autocast, inference_mode",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -545,6 +584,6 @@ DEMOS: tuple[Scenario, ...] = (
 )
 
 ALL: tuple[Scenario, ...] = (
-    ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + DEMOS
+    ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1007,6 +1007,102 @@ def resnext_healthy(variant: str) -> Built:
     return _timm(_torch(), "resnext50_32x4d", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 7: labels in labels.py committed before these were first captured ------------------
+
+
+def resnet50_pageable_input(variant: str) -> Built:
+    """ResNet-50 fed a FP32 batch from host memory each step, as a DataLoader without
+    pin_memory hands it over: bad, pageable and a blocking .cuda(); fixed, pinned (as
+    pin_memory=True leaves it) and .cuda(non_blocking=True)."""
+    torch = _torch()
+    import torchvision
+
+    batch = 256
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    host_x = torch.randn(batch, 3, 224, 224)
+    if variant == "fixed":
+        host_x = host_x.pin_memory()
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    run = _as_run(torch, model)
+
+    def loss():
+        x = host_x.cuda(non_blocking=variant == "fixed").to(memory_format=torch.channels_last)
+        return torch.nn.functional.cross_entropy(run(x), y)
+
+    step = _train_step(torch, opt, loss)
+    return Built(
+        step,
+        batch,
+        {
+            "model": "resnet50",
+            "autocast": "bf16",
+            "channels_last": True,
+            "optimizer": "AdamW(fused)",
+            "input": "pinned, non_blocking" if variant == "fixed" else "pageable, blocking",
+        },
+    )
+
+
+def convnext_checkpointing(variant: str) -> Built:
+    """timm ConvNeXt-S with activation checkpointing on (bad) or off (fixed), at a batch whose
+    activations fit the GPU many times over."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("convnext_small", pretrained=False)
+    model.set_grad_checkpointing(variant == "bad")
+    built = _image_train(torch, model, "timm convnext_small", 128, fixed=True, fused_adamw=True)
+    built.config["grad_checkpointing"] = variant == "bad"
+    return built
+
+
+def bert_large_checkpointing(variant: str) -> Built:
+    """HF BERT-large masked-LM training with gradient_checkpointing_enable() (bad) or without
+    (fixed), 16 x 512 tokens: the activations fit an 80 GB GPU either way."""
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    cfg = BertConfig(
+        hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096
+    )
+    model = BertForMaskedLM(cfg)
+    if variant == "bad":
+        model.gradient_checkpointing_enable()
+    model.train()
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    built = _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        16,
+        {"model": "bert-large (config)", "tokens": 16 * 512},
+    )
+    built.config["gradient_checkpointing"] = variant == "bad"
+    return built
+
+
+def vit_infer_healthy(variant: str) -> Built:
+    """timm ViT-B/16 inference, batch 256, BF16 autocast under inference_mode."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda().eval()
+    x = torch.randn(256, 3, 224, 224, device="cuda")
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            run(x)
+
+    return Built(
+        step,
+        256,
+        {"model": "timm vit_base_patch16_224", "autocast": "bf16", "mode": "inference"},
+        timed_steps=10,
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1048,6 +1144,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mixer_healthy,
         maxvit_healthy,
         resnext_healthy,
+        resnet50_pageable_input,
+        convnext_checkpointing,
+        bert_large_checkpointing,
+        vit_infer_healthy,
     )
 }
 
