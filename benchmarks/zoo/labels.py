@@ -534,6 +534,28 @@ HOLDOUT7: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 8 (2026-11-23, ninth session): compiled code as users ship it, a trace kind no rule was
+# written from: ResNet-50 inference replayed as CUDA graphs (torch.compile mode="reduce-overhead")
+# and HF GPT-2 training with the model compiled (default mode). Labels and rules written and
+# committed before the first capture. Both are healthy; a fusion finding >= medium on either is a
+# false alarm (the fix it names is already applied); a run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead. FLOPs are not counted on compiled
+# steps (scenarios._compiled_for_capture). The outcome is written here after capture.
+HOLDOUT8: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_infer_cudagraphs",
+        "torchvision ResNet-50 inference, batch 128, BF16 autocast + channels_last, inference_mode, "
+        'torch.compile(mode="reduce-overhead")',
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_compiled_train",
+        "HF GPT-2 (124M, config) training, BF16 autocast, 8 x 1024 tokens, fused AdamW, "
+        "torch.compile(model)",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -595,6 +617,15 @@ DEMOS: tuple[Scenario, ...] = (
 )
 
 ALL: tuple[Scenario, ...] = (
-    ZOO + HOLDOUT + HOLDOUT2 + HOLDOUT3 + HOLDOUT4 + HOLDOUT5 + HOLDOUT6 + HOLDOUT7 + DEMOS
+    ZOO
+    + HOLDOUT
+    + HOLDOUT2
+    + HOLDOUT3
+    + HOLDOUT4
+    + HOLDOUT5
+    + HOLDOUT6
+    + HOLDOUT7
+    + HOLDOUT8
+    + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

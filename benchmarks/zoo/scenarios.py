@@ -1103,6 +1103,61 @@ def vit_infer_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 8: compiled code as users ship it; labels committed before the first capture -------
+
+
+def _compiled_for_capture(torch, step: Callable[[], Any], batch: int, config: dict) -> Built:
+    """A step that calls compiled code, compiled (and its CUDA graphs recorded) before capture()
+    sees it; FLOPs are not counted: FlopCounterMode's global module hooks make Dynamo recompile
+    or fall back to eager (see run_one)."""
+    for _ in range(4):
+        step()
+    torch.cuda.synchronize()
+    return Built(
+        step,
+        batch,
+        config,
+        timed_steps=20,
+        flop_step=lambda: None,
+        flops_note="not counted (compiled step)",
+    )
+
+
+def resnet50_infer_cudagraphs(variant: str) -> Built:
+    """torchvision ResNet-50 inference, batch 128, BF16 + channels_last, torch.compile(mode=
+    "reduce-overhead"): the forward replays as CUDA graphs."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().eval()
+    model = model.to(memory_format=torch.channels_last)
+    run = torch.compile(model, mode="reduce-overhead")
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            run(x)
+
+    cfg = {"model": "resnet50", "autocast": "bf16", "channels_last": True, "mode": "inference"}
+    return _compiled_for_capture(
+        torch, step, 128, {**cfg, "compile": "reduce-overhead (CUDA graphs)"}
+    )
+
+
+def gpt2_compiled_train(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, the model under
+    torch.compile (default mode)."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    return _compiled_for_capture(
+        torch, step, 8, {**config, "optimizer": "AdamW(fused)", "compile": "default"}
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1148,6 +1203,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         convnext_checkpointing,
         bert_large_checkpointing,
         vit_infer_healthy,
+        resnet50_infer_cudagraphs,
+        gpt2_compiled_train,
     )
 }
 
