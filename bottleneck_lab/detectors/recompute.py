@@ -12,6 +12,11 @@ the recompute instead: selective checkpointing (save the matmul outputs, recompu
 pointwise ops: `torch.utils.checkpoint.create_selective_checkpoint_contexts`), or checkpoint
 every other block.
 
+Estimate: what the step saves without the recompute: its kernels' GPU time, and the host time of
+the backward nodes that re-ran forward work less their own backward ops (the re-run ops plus the
+bookkeeping around them), less the profiler's share, taken by the side that sets the step's
+length (on a host-bound step most of the saving is host time).
+
 The memory it saves is estimated from the trace alone as the bytes the recomputed ops allocate
 per step and keep for backward, less the most kept under one autograd node (alive at once even
 with checkpointing). The estimate tends high: some re-materialised tensors are in the plain
