@@ -63,6 +63,17 @@ def _train_step(torch, opt, loss_of: Callable[[], Any], bf16: bool = True) -> Ca
     return step
 
 
+def _inference_step(torch, run: Callable[..., Any], *args, **kwargs) -> Callable[[], None]:
+    """The step of an inference run: run(*args, **kwargs) under inference_mode and BF16
+    autocast."""
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            run(*args, **kwargs)
+
+    return step
+
+
 # compile_savings.py --model-only sets this: the plain builders then call torch.compile(model) in
 # their step, so what compiling the model alone saves is measured on the very step we captured.
 COMPILE_MODEL = False
@@ -211,17 +222,16 @@ def gpt2_generate_b1(variant: str) -> Built:
     batch = 32 if variant == "fixed" else 1
     prompt = torch.randint(0, cfg.vocab_size, (batch, 64), device="cuda")
     mask = torch.ones_like(prompt)
-
-    def step():
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            model.generate(
-                input_ids=prompt,
-                attention_mask=mask,
-                max_new_tokens=16,
-                min_new_tokens=16,
-                do_sample=False,
-                pad_token_id=0,
-            )
+    step = _inference_step(
+        torch,
+        model.generate,
+        input_ids=prompt,
+        attention_mask=mask,
+        max_new_tokens=16,
+        min_new_tokens=16,
+        do_sample=False,
+        pad_token_id=0,
+    )
 
     return Built(
         step,
@@ -540,11 +550,7 @@ def bert_inference_healthy(variant: str) -> Built:
     ids = torch.randint(0, 30522, (64, 256), device="cuda")
     mask = torch.ones_like(ids)
     run = _as_run(torch, model)
-
-    def step():
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            run(input_ids=ids, attention_mask=mask)
-
+    step = _inference_step(torch, run, input_ids=ids, attention_mask=mask)
     return Built(
         step,
         64,
@@ -755,11 +761,7 @@ def resnet50_infer_b1(variant: str) -> Built:
     batch = 256 if variant == "fixed" else 1
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
     run = _as_run(torch, model)
-
-    def step():
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            run(x)
-
+    step = _inference_step(torch, run, x)
     return Built(
         step,
         batch,
@@ -1090,11 +1092,7 @@ def vit_infer_healthy(variant: str) -> Built:
     model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda().eval()
     x = torch.randn(256, 3, 224, 224, device="cuda")
     run = _as_run(torch, model)
-
-    def step():
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            run(x)
-
+    step = _inference_step(torch, run, x)
     return Built(
         step,
         256,
@@ -1133,11 +1131,7 @@ def resnet50_infer_cudagraphs(variant: str) -> Built:
     model = model.to(memory_format=torch.channels_last)
     run = torch.compile(model, mode="reduce-overhead")
     x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-
-    def step():
-        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
-            run(x)
-
+    step = _inference_step(torch, run, x)
     cfg = {"model": "resnet50", "autocast": "bf16", "channels_last": True, "mode": "inference"}
     return _compiled_for_capture(
         torch, step, 128, {**cfg, "compile": "reduce-overhead", "cuda_graph": True}

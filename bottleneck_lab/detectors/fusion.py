@@ -191,8 +191,7 @@ def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
     backward the autograd node that ran it where that node runs no matrix work (fused code
     absorbs the node, its bookkeeping too; AddmmBackward0 around a bias gradient's sum, or
     CudnnRnnBackward0 around one layout copy, stays to launch its products), counted once,
-    less the
-    profiler's share of host time. A launch call held up inside a span (longer than
+    less the profiler's share of host time. A launch call held up inside a span (longer than
     facts.BLOCKED_LAUNCH_US: a full queue, or a first launch loading its module; seen at 6.5 ms in
     one AccumulateGrad node whose twin took 42 µs) counts at the median launch: a fused kernel
     removes dispatch, not waits. Never more than the host's own work in the steps."""

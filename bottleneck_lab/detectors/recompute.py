@@ -65,9 +65,8 @@ def detect(frame: TraceFrame, cfg: Config):
     # and the bookkeeping around them, less the profiler's share of that recorded time. The
     # step shortens by whichever side sets its length (on host-bound steps the host's part is
     # most of it: timm ConvNeXt-S measured 129.7 -> 79.7 ms with 19.7 ms of recomputed kernels).
-    node_host_saved = (
-        sum(s.node_host_us for s in rc.steps) / n_steps * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
-    )
+    node_host = sum(s.node_host_us for s in rc.steps) / n_steps
+    node_host_saved = node_host * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
     if gpu_total is None:
         per_step, share = cost(frame, host_total)
     else:
@@ -89,9 +88,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "recompute_us_per_step": per_step,
         "recompute_share_pct": share,
         "recompute_host_us_per_step": host_per_step,
-        "recompute_node_host_us_per_step": round(
-            sum(s.node_host_us for s in rc.steps) / n_steps, 1
-        ),
+        "recompute_node_host_us_per_step": round(node_host, 1),
         "host_time_saved_us_per_step": round(node_host_saved, 1),
         "recompute_gpu_us_per_step": None if gpu_total is None else round(gpu_total / n_steps, 1),
         "extra_flops_per_step": rc.flops_per_step,
