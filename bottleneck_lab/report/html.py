@@ -199,7 +199,8 @@ TEMPLATE = r"""
   <h3><span class="sev" style="background: {{ sev_colours[f.severity] }}">{{ f.severity }}</span>{{ loop.index }}. {{ f.title }}</h3>
   <div class="meta"><code>{{ f.kind }}</code> · <code>{{ f.code }}</code> ·
     {% if f.time_lost_us_per_step is not none %}lost {{ fmt_us(f.time_lost_us_per_step) }} per step{% if f.share_pct is not none %} ({{ '%.1f' % f.share_pct }}% of the step){% endif %}{% else %}no time estimate{% endif %}
-    {%- if f.efficiency and f.efficiency.mfu_pct_if_recovered is not none %} · MFU {{ f.efficiency.mfu_pct }}% → {{ f.efficiency.mfu_pct_if_recovered }}% if recovered{% endif %}</div>
+    {#- both MFUs over the step without the profiler's share, where the diagnosis gives it #}
+    {%- if f.efficiency and f.efficiency.mfu_pct_if_recovered is not none %} · MFU {{ f.efficiency.mfu_pct_without_profiler_est if f.efficiency.mfu_pct_without_profiler_est is not none else f.efficiency.mfu_pct }}% → {{ f.efficiency.mfu_pct_if_recovered }}% if recovered{% endif %}</div>
   <p class="fix"><strong>Fix:</strong> {{ f.fix }}</p>
   {%- if f.evidence %}
   <details><summary>Evidence</summary>{{ evidence(f.evidence) }}</details>

@@ -56,6 +56,18 @@ class Style:
         return f"\033[{self.CODES[style]}m{text}\033[0m"
 
 
+def _without_profiler(s: Any) -> dict:
+    """The summary's estimates without the profiler, where it slowed the step by 5% or more;
+    {} otherwise (then the profiled figures stand alone)."""
+    overhead = (s.extra or {}).get("profiler_overhead") or {}
+    real = overhead.get("step_time_us_without_profiler_est")
+    return overhead if real and s.step_time_us and real < 0.95 * s.step_time_us else {}
+
+
+def _tflops(t: float) -> str:
+    return f"{t:.3g} TFLOP/s" if t >= 0.1 else f"{t * 1e3:.3g} GFLOP/s"
+
+
 def verdict(d: Diagnosis, with_fix: bool = True) -> str:
     s = d.summary
     if not d.trace.has_gpu:
@@ -69,9 +81,8 @@ def verdict(d: Diagnosis, with_fix: bool = True) -> str:
         if s.gpu_busy_pct is not None
         else ""
     )
-    overhead = (s.extra or {}).get("profiler_overhead") or {}
-    real = overhead.get("step_time_us_without_profiler_est")
-    if head and real and s.step_time_us and real < 0.95 * s.step_time_us:
+    real = _without_profiler(s).get("step_time_us_without_profiler_est")
+    if head and real:
         head += (
             f" The profiler slowed the host: about {fmt_us(real)} per step without it, and the "
             "shares below are of that."
@@ -195,9 +206,13 @@ def _summary_rows(
         rows.append(("kernels per step", fmt_value(x["kernels_per_step"])))
     if s.flops_per_step is not None:
         rows.append(("FLOPs per step", fmt_flop(s.flops_per_step)))
+    # FLOPs over the profiled step, and over the step without the profiler where it slowed the
+    # host (the step the findings' shares are of)
+    free = _without_profiler(s)
     if s.achieved_tflops is not None:
-        t = s.achieved_tflops
-        rows.append(("achieved", f"{t:.3g} TFLOP/s" if t >= 0.1 else f"{t * 1e3:.3g} GFLOP/s"))
+        t, t_free = s.achieved_tflops, free.get("achieved_tflops_without_profiler_est")
+        after = f"; about {_tflops(t_free)} without the profiler" if t_free else ""
+        rows.append(("achieved", f"{_tflops(t)}{' in the profiled steps' if after else ''}{after}"))
     if s.mfu_pct is not None:
         nvml = x.get("nvml") or {}
         beside = (
@@ -205,6 +220,9 @@ def _summary_rows(
             if nvml.get("gpu_busy_pct") is not None
             else ""
         )
+        m_free = free.get("mfu_pct_without_profiler_est")
+        if m_free is not None:
+            beside = f" (about {fmt_pct(m_free)} without the profiler){beside}"
         rows.append(("MFU", f"{fmt_pct(s.mfu_pct)} of {s.peak_tflops:.0f} TFLOP/s{beside}"))
         rows.append(("peak source", s.peak_source or "n/a"))
     if s.peak_memory_bytes is not None:

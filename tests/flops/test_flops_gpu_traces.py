@@ -30,6 +30,7 @@ EAGER_TWIN = {"gpt2_compiled_train/healthy": "gpt2_eager_attention/fixed"}
 @pytest.mark.parametrize("trace", TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_trace_flops_match_flopcountermode(trace):
     meta = sidecar(trace)
+    step_s = meta.get("step_time_ms", {}).get("median", 0) * 1e-3  # this run's, not a twin's
     if "flops_per_step" not in meta:
         pytest.skip("not a capture() run: no FlopCounterMode count (cold_start profiles 3 steps)")
     summary = diagnose(load_trace(trace), path=str(trace)).summary
@@ -50,3 +51,11 @@ def test_trace_flops_match_flopcountermode(trace):
     assert summary.achieved_tflops > 0 and 0 < summary.mfu_pct < 100
     gpu = meta["device"]["name"].split()[1]  # "NVIDIA H100 80GB HBM3" -> "H100"
     assert summary.peak_tflops > 0 and gpu in summary.peak_source
+    # Against the FLOPs over the synchronised step measured outside the profiler, the figure
+    # over the step without the profiler's share is within 30% (28% at worst: BERT at batch 32,
+    # whose host ran slower in the capture) and never much further off than the profiled one,
+    # which understates by up to 59% here (29% at the median) wherever the profiler slowed the host.
+    truth = meta["flops_per_step"] / step_s / 1e12
+    without = summary.extra["profiler_overhead"]["achieved_tflops_without_profiler_est"]
+    profiled_off = abs(summary.achieved_tflops / truth - 1)
+    assert abs(without / truth - 1) <= min(0.30, profiled_off + 0.10)
