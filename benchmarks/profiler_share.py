@@ -43,6 +43,7 @@ def main() -> int:
         + labels.HOLDOUT6
         + labels.HOLDOUT7
         + labels.HOLDOUT8
+        + labels.HOLDOUT9
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

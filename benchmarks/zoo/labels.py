@@ -559,6 +559,48 @@ HOLDOUT8: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 9 (2026-11-23, tenth session): setups of kinds no rule was written from, labels and rules
+# written and committed before the first capture: a LoRA fine-tune (peft; frozen BF16 base), a
+# speech model (torchaudio wav2vec2 with a CTC loss), a graph network (torch_geometric GCN,
+# scatter-heavy) and a sync inside real training code (clip_grad_norm_ with
+# error_if_nonfinite=True reads the norm on the host between backward and the optimizer). Rules,
+# fixed in advance: the three single runs are healthy; a run whose GPU is busy (kernel time in
+# the trace's steps) under 80% of the synchronised step may have host_bound and launch_overhead;
+# a run given a fusion finding of severity >= medium is measured with `compile_savings.py
+# --model-only` in the same session, and fusion is allowed there if torch.compile(model) is >= 10%
+# faster. The sync pair's bad run is labelled sync_stall if dropping the check measures >= 10%
+# saving (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise (then sync_stall >= medium on it is a
+# false alarm); fusion is allowed on both (GPT-2's gelu_new is unfused arithmetic: compile
+# measured 31.0% on gpt2_adamw_foreach/fixed and 49.6% on gpt2_eager_attention/fixed). The
+# outcome of each rule is written here after capture.
+HOLDOUT9: tuple[Scenario, ...] = (
+    Scenario(
+        "qwen2_lora_healthy",
+        "HF Qwen2 (config: 8 x 1024) LoRA fine-tune (peft, r=16 on q/k/v/o), BF16 base frozen, "
+        "BF16 autocast, 8 x 1024 tokens, fused AdamW over the adapters",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "wav2vec2_healthy",
+        "torchaudio wav2vec2_base + CTC head training, 8 x 10 s of 16 kHz audio, BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gcn_healthy",
+        "torch_geometric 3-layer GCN (256 hidden), full-batch training on a random graph (200k "
+        "nodes, 4M edges, 256 features), BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_clip_sync",
+        "HF GPT-2 (124M, config) training, BF16 autocast, 8 x 1024 tokens, fused AdamW, "
+        "clip_grad_norm_(1.0): error_if_nonfinite=True (a host read of the norm mid-step) vs False",
+        {"bad": Run(None, _k("fusion")), "fixed": Run(None, _k("fusion"))},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -629,6 +671,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT6
     + HOLDOUT7
     + HOLDOUT8
+    + HOLDOUT9
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

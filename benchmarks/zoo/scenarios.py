@@ -1152,6 +1152,118 @@ def gpt2_compiled_train(variant: str) -> Built:
     )
 
 
+def qwen2_lora_healthy(variant: str) -> Built:
+    """HF Qwen2 (config: 8 layers x 1024) fine-tuned with peft LoRA (r=16 on the attention
+    projections): BF16 base weights frozen, FP32 adapters, BF16 autocast, fused AdamW over the
+    adapters, 8 x 1024 tokens."""
+    torch = _torch()
+    from peft import LoraConfig, get_peft_model
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(
+        hidden_size=1024,
+        intermediate_size=2816,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,  # FlopCounterMode (torch 2.11) rejects SDPA with GQA
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    base = Qwen2ForCausalLM(cfg).to(torch.bfloat16)
+    lora = LoraConfig(
+        r=16,
+        lora_alpha=32,
+        lora_dropout=0.05,
+        target_modules=["q_proj", "k_proj", "v_proj", "o_proj"],
+    )
+    model = get_peft_model(base, lora).cuda()
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    config = {"model": "qwen2 8x1024 (config) + LoRA r=16", "tokens": 8 * 1024, "autocast": "bf16"}
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused, adapters only)"})
+
+
+def wav2vec2_healthy(variant: str) -> Built:
+    """torchaudio wav2vec2_base with a 32-symbol CTC head, trained on 8 x 10 s of random 16 kHz
+    audio, BF16 autocast, fused AdamW; CTC lengths on the host, as a collate function gives."""
+    torch = _torch()
+    import torchaudio
+
+    model = torchaudio.models.wav2vec2_base(aux_num_out=32).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    wave = torch.randn(8, 160_000, device="cuda")
+    targets = torch.randint(1, 32, (8, 200), device="cuda")
+    target_lengths = torch.full((8,), 200, dtype=torch.long)
+    run = _as_run(torch, model)
+
+    def loss_of():
+        logits, _ = run(wave)
+        logp = logits.float().log_softmax(-1).transpose(0, 1)
+        frames = torch.full((8,), logp.shape[0], dtype=torch.long)
+        return torch.nn.functional.ctc_loss(logp, targets, frames, target_lengths)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "torchaudio wav2vec2_base + CTC head", "audio_s": 8 * 10, "autocast": "bf16"}
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)"})
+
+
+def gcn_healthy(variant: str) -> Built:
+    """torch_geometric 3-layer GCN (256 hidden, dropout 0.5), full-batch node classification on a
+    random graph of 200k nodes and 4M edges with 256 features, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from torch_geometric.nn import GCNConv
+
+    nodes, edges, features, classes = 200_000, 4_000_000, 256, 16
+
+    class GCN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            dims = [features, 256, 256, classes]
+            self.convs = torch.nn.ModuleList(GCNConv(a, b) for a, b in zip(dims, dims[1:]))
+
+        def forward(self, x, edge_index):
+            for i, conv in enumerate(self.convs):
+                x = conv(x, edge_index)
+                if i < len(self.convs) - 1:
+                    x = torch.nn.functional.dropout(x.relu(), 0.5, self.training)
+            return x
+
+    model = GCN().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(nodes, features, device="cuda")
+    edge_index = torch.randint(0, nodes, (2, edges), device="cuda")
+    y = torch.randint(0, classes, (nodes,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(
+        torch, opt, lambda: torch.nn.functional.cross_entropy(run(x, edge_index).float(), y)
+    )
+    config = {"model": "pyg GCN 3x256", "nodes": nodes, "edges": edges, "autocast": "bf16"}
+    return Built(step, nodes, {**config, "optimizer": "AdamW(fused)"})
+
+
+def gpt2_clip_sync(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, gradients clipped
+    to norm 1.0: clip_grad_norm_(error_if_nonfinite=True), which reads the norm on the host
+    mid-step (a sync between backward and the optimizer), vs the default that does not."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    check = variant == "bad"
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=check)
+        opt.step()
+
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "error_if_nonfinite": check})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1199,6 +1311,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vit_infer_healthy,
         resnet50_infer_cudagraphs,
         gpt2_compiled_train,
+        qwen2_lora_healthy,
+        wav2vec2_healthy,
+        gcn_healthy,
+        gpt2_clip_sync,
     )
 }
 
