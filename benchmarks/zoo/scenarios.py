@@ -1187,7 +1187,8 @@ def qwen2_lora_healthy(variant: str) -> Built:
 
 def wav2vec2_healthy(variant: str) -> Built:
     """torchaudio wav2vec2_base with a 32-symbol CTC head, trained on 8 x 10 s of random 16 kHz
-    audio, BF16 autocast, fused AdamW; CTC lengths on the host, as a collate function gives."""
+    audio, BF16 autocast, fused AdamW; CTC lengths as host integers (CPU length tensors take a
+    device-mismatch error under FlopCounterMode)."""
     torch = _torch()
     import torchaudio
 
@@ -1195,13 +1196,13 @@ def wav2vec2_healthy(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     wave = torch.randn(8, 160_000, device="cuda")
     targets = torch.randint(1, 32, (8, 200), device="cuda")
-    target_lengths = torch.full((8,), 200, dtype=torch.long)
+    target_lengths = (200,) * 8
     run = _as_run(torch, model)
 
     def loss_of():
         logits, _ = run(wave)
         logp = logits.float().log_softmax(-1).transpose(0, 1)
-        frames = torch.full((8,), logp.shape[0], dtype=torch.long)
+        frames = (logp.shape[0],) * 8
         return torch.nn.functional.ctc_loss(logp, targets, frames, target_lengths)
 
     step = _train_step(torch, opt, loss_of)
