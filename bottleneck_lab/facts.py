@@ -146,7 +146,13 @@ def sync_calls(frame: TraceFrame) -> pd.DataFrame:
         g = frame.gpu_ops
         copies = g.loc[(g["kind"] == "memcpy").to_numpy() & (g["launch"].to_numpy() >= 0)]
         launch = copies["launch"].to_numpy()
-        blocking = rt["end"].to_numpy()[launch] + SYNC_SLACK_US >= copies["end"].to_numpy()
+        # Device-to-device and peer copies never hold the host: one that finished inside its
+        # call ran on an idle GPU, not after a wait (DDP's bucket copies, 265 a step, had read
+        # as syncs).
+        on_device = np.isin(copies["copy_kind"].to_numpy(), ("DtoD", "PtoP"))
+        blocking = ~on_device & (
+            rt["end"].to_numpy()[launch] + SYNC_SLACK_US >= copies["end"].to_numpy()
+        )
         is_sync = named.copy()
         is_sync[launch[blocking]] = True
         # A blocking host-to-device copy is a copy problem (pageable memory, no non_blocking), not
@@ -673,17 +679,6 @@ def gpu_time_us(frame: TraceFrame) -> float:
         return 0.0
     bs, be = frame.busy_intervals(dev)
     return float(np.median(iv.overlap_with(bs, be, s["ts"].to_numpy(), s["end"].to_numpy())))
-
-
-def sync_saving_us(frame: TraceFrame) -> float:
-    """What the step saves per step if no sync drains the queue any more: host and GPU stop
-    taking turns, so the step shrinks towards the longer of the host's own work and the GPU's,
-    by no more than the time the host sat blocked in those syncs (it gets that time back; a
-    blocking host-to-device copy is the memcpy finding's)."""
-    step = step_time_without_profiler_us(frame)
-    overlap = max(step - max(host_time_us(frame), gpu_time_us(frame)), 0.0)
-    blocked = _in_syncs_us(frame, with_h2d_copies=False)
-    return float(min(overlap, blocked / max(step_stats(frame).count, 1)))
 
 
 def _in_syncs_us(frame: TraceFrame, with_h2d_copies: bool) -> float:

@@ -355,9 +355,9 @@ def sidecar_nvml(path: str) -> dict[str, Any] | None:
 def _efficiency_without_profiler(eff: Efficiency, step_us: float) -> dict[str, float | None]:
     """Achieved TFLOP/s and MFU over the step without the profiler's share (the step the
     findings' shares are of). FLOPs over the profiled step understate both wherever the profiler
-    slowed the host: on the zoo and demo traces by 29% at the median against FLOPs over the
-    synchronised step measured outside the profiler; over this step, by 1.8%
-    (benchmarks/achieved_tflops.py)."""
+    slowed the host: on the zoo and demo traces by 28% at the median against FLOPs over the
+    synchronised step measured outside the profiler; over this step, by 2.1%
+    (benchmarks/profiler_free.py)."""
     if not eff.flops_per_step or step_us <= 0:
         return {}
     achieved = eff.flops_per_step / step_us / 1e6

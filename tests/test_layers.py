@@ -20,7 +20,7 @@ LAYERS = (
     ("trace", "the file format; capture; demo runs and sidecars", ("trace", "capture", "nvml", "demos")),
     ("models", "op FLOP/byte models, device peak tables (data)", ("flops",)),
     ("facts", "steps, idle gaps and their causes, op FLOPs", ("device", "op_flops", "facts")),
-    ("derived", "efficiency (MFU, roofline), memory, HTA's view", ("efficiency", "memory", "hta_bridge")),
+    ("derived", "efficiency (MFU, roofline), memory, HTA's view, the replay", ("efficiency", "memory", "hta_bridge", "replay")),
     ("findings", "Finding and Diagnosis, plain values", ("diagnosis",)),
     ("detectors", "one module per detector, the registry", ("detectors",)),
     ("engine", "detectors -> ranked Diagnosis; many ranks; comparing two", ("rank_analysis", "ranks", "analyze", "compare")),

@@ -1,0 +1,164 @@
+"""What-if replay of the profiled steps at the host's speed without the profiler.
+
+A sync costs more than the idle right after it. Without syncs the host runs ahead of the GPU,
+and the lead it builds while the GPU is busy with long kernels (a backward pass) covers the
+stretches where launching is slower than running (a forward pass of small kernels). A sync
+mid-step empties the queue every step, so after it the GPU runs at the host's pace until the host
+is ahead again. Under the profiler the host is slower everywhere and the trace shows no lead at
+all (HF GPT-2 with clip_grad_norm_(error_if_nonfinite=True): no wait at the sync in the trace,
+18.9% measured without the check). The trace's own gaps cannot show this; replaying it can.
+
+The replay walks the launching process's launches and syncs in host order. Host time between
+them is the trace's, less the profiler's cost of the ops recorded in between
+(facts.profiler_us_per_op) and less the time the host sat blocked (in syncs, in launches held by a
+full queue), which the replay works out again. Each launch's GPU work starts once its stream is free
+and the launch has reached the GPU (launch_latency_us, measured in the trace); a sync holds the host until every launched op has finished; the host
+cannot get more than QUEUE_DEPTH launches ahead of the GPU. A step is done when its host work and
+its GPU work are; the step time is the median over steps of the time from its start (or the
+previous step's end, where the host ran ahead) to that point.
+Streams run independently: cross-stream waits are not in the trace, so the replay is no timing
+model for overlapped communication, only for how the host and the GPU take turns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import facts
+from .trace import TraceFrame
+
+# Launches CUDA lets a host queue before cudaLaunchKernel blocks (the driver's pushbuffer holds
+# about 1024 kernel launches).
+QUEUE_DEPTH = 1024
+
+
+def step_us(frame: TraceFrame, without_syncs: bool = False) -> float | None:
+    """Median step time of the replay; without_syncs drops every synchronising call but blocking
+    host-to-device copies (the memcpy finding's). None where the trace gives nothing to replay
+    (no launches or no steps)."""
+    c = frame.__dict__.setdefault("_replay", {})
+    if without_syncs not in c:
+        c[without_syncs] = _replay(frame, without_syncs)
+    return c[without_syncs]
+
+
+def sync_saving_us(frame: TraceFrame) -> float:
+    """µs per step that dropping the syncs saves in the replay (0 where nothing replays), within
+    what any step allows: without syncs the GPU still has its busy time to run (the replay
+    knows no cross-stream waits, so on a multi-stream step it can finish sooner), and taking
+    turns costs at most the shorter of the host's work and the GPU's, which overlap hides."""
+    with_syncs, without = step_us(frame), step_us(frame, without_syncs=True)
+    if with_syncs is None or without is None:
+        return 0.0
+    gpu = facts.gpu_time_us(frame)
+    saving = with_syncs - max(without, gpu)
+    return float(min(max(saving, 0.0), facts.host_time_us(frame), gpu))
+
+
+def _replay(frame: TraceFrame, without_syncs: bool) -> float | None:
+    mt = facts.main_thread(frame)
+    steps = frame.steps
+    if mt is None or not len(steps):
+        return None
+    starts = np.sort(steps["cpu_ts"].to_numpy(dtype=float))
+    t0 = starts[0]
+    t1 = max(float(steps["cpu_end"].max()), float(facts.step_windows(frame)[1][-1]))
+    # the launching process's threads (the main thread and autograd's backward thread)
+    la = facts.launches(frame)
+    la = la.loc[(la["pid"] == mt[0]).to_numpy() & (la["ts"] >= t0).to_numpy() & (la["ts"] < t1)]
+    g = frame.gpu_ops
+    dev = facts.main_device(frame)
+    work = g.loc[(g["launch"] >= 0).to_numpy() & (g["device"] == dev).to_numpy()]
+    per = work.groupby("launch").agg(dur=("dur", "sum"), stream=("stream", "first"))
+    la = la.loc[la.index.isin(per.index)]
+    if not len(la):
+        return None
+    sy = facts.sync_calls(frame)
+    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (sy["ts"] >= t0).to_numpy() & (sy["ts"] < t1)]
+    kept = sy.loc[sy["h2d_copy"].to_numpy()] if without_syncs else sy
+
+    # host time without the profiler: elapsed, less blocked time, less the profiler's per-op cost
+    # a blocking copy is both a launch and a sync: its wait counts once, as the sync's
+    wait = np.where(la.index.isin(sy.index), 0.0, facts.launch_wait_us(la))
+    b_start = np.r_[sy["ts"].to_numpy(), la["ts"].to_numpy()]
+    b_len = np.r_[sy["dur"].to_numpy(), wait]
+    order = np.argsort(b_start, kind="stable")
+    b_start, b_cum = b_start[order], np.r_[0.0, np.cumsum(b_len[order])]
+    ops = frame.cpu_ops
+    on_threads = np.isin(_thread_keys(ops), _thread_keys(la))
+    op_ts = np.sort(ops["ts"].to_numpy()[on_threads])
+    us_per_op = facts.profiler_us_per_op(frame)
+
+    def host_us(t: np.ndarray) -> np.ndarray:
+        blocked = b_cum[np.searchsorted(b_start, t, side="left")]
+        recorded = np.searchsorted(op_ts, t) - np.searchsorted(op_ts, t0)
+        return np.maximum((t - t0) - blocked - recorded * us_per_op, 0.0)
+
+    is_launch = np.r_[np.ones(len(la), bool), np.zeros(len(kept), bool)]
+    ts = np.r_[la["ts"].to_numpy(), kept["ts"].to_numpy()]
+    order = np.argsort(ts, kind="stable")
+    is_launch, ts = is_launch[order], ts[order]
+    host = np.maximum.accumulate(host_us(ts))  # two threads' clocks never run backwards
+    rows = np.r_[la.index.to_numpy(), np.full(len(kept), -1)][order]
+    dur = per["dur"].reindex(rows).to_numpy()
+    stream = per["stream"].reindex(rows).to_numpy()
+    step_of = np.searchsorted(starts, ts, side="right") - 1
+    latency = launch_latency_us(frame)
+    return _walk(is_launch, host, dur, stream, step_of, host_us(starts), latency)
+
+
+def _thread_keys(rows) -> np.ndarray:
+    """One integer per (pid, tid) row."""
+    return rows["pid"].to_numpy(dtype=np.int64) * (1 << 32) + rows["tid"].to_numpy(dtype=np.int64)
+
+
+def launch_latency_us(frame: TraceFrame) -> float:
+    """The median µs from a launch call to its GPU op's start, over ops launched while the device
+    ran nothing (so nothing but the launch path held them): 6-11 µs on the H100 traces here. 0
+    where no op was launched onto an idle device."""
+    g = frame.gpu_ops
+    k = g.loc[(g["launch"] >= 0).to_numpy() & (g["device"] == facts.main_device(frame)).to_numpy()]
+    k = k.sort_values("ts", kind="stable")
+    start = k["ts"].to_numpy()
+    busy_until = np.r_[-np.inf, np.maximum.accumulate(k["end"].to_numpy())[:-1]]
+    launched = frame.runtime["ts"].to_numpy()[k["launch"].to_numpy()]
+    latency = start - launched
+    idle = (launched > busy_until) & (latency >= 0)
+    return float(np.median(latency[idle])) if idle.any() else 0.0
+
+
+def _walk(is_launch, host, dur, stream, step_of, step_host, latency: float) -> float:
+    """The replay proper: one pass over the events in host order (plain floats: this loop is
+    the replay's whole cost, about a microsecond per launch). A step lasts from its start, or
+    from the end of the step before where that is later (the host ran ahead), to its end."""
+    n_steps = len(step_host)
+    delay = 0.0  # host time lost waiting, so far
+    free: dict = {}
+    last_end = 0.0
+    ends: list[float] = []
+    done = [0.0] * n_steps
+    begun = list(step_host)
+    seen = -1
+    for launch, h, d, s, k in zip(
+        is_launch.tolist(), host.tolist(), dur.tolist(), stream.tolist(), step_of.tolist()
+    ):
+        while seen < k:  # steps begin on the host's clock, waits so far included
+            seen += 1
+            begun[seen] = step_host[seen] + delay
+        h += delay
+        if launch:
+            if len(ends) >= QUEUE_DEPTH and h < ends[-QUEUE_DEPTH]:
+                delay += ends[-QUEUE_DEPTH] - h
+                h = ends[-QUEUE_DEPTH]
+            end = max(h + latency, free.get(s, 0.0)) + d
+            free[s] = end
+            last_end = max(last_end, end)
+            ends.append(end)
+            done[k] = max(done[k], end, h)
+        else:
+            if h < last_end:
+                delay += last_end - h
+            done[k] = max(done[k], h + max(last_end - h, 0.0))
+    finished = np.maximum.accumulate(np.asarray(done))
+    previous = np.r_[-np.inf, finished[:-1]]
+    return float(np.median(finished - np.maximum(previous, np.asarray(begun))))
