@@ -607,7 +607,8 @@ HOLDOUT9: tuple[Scenario, ...] = (
         "clip_grad_norm_(1.0): error_if_nonfinite=True (a host read of the norm mid-step) vs False",
         # measured: 67.52 -> 54.79 ms (18.9% saved): sync_stall by the rule (the builders' smoke
         # run on the same machine, before capture: 58.43 -> 54.83 ms, 6.2%); bad: GPU busy 52.44
-        # ms of 67.52 (78%): host_bound and launch_overhead allowed; fixed 96%
+        # ms of 67.52 (78%): host_bound and launch_overhead allowed; fixed 96%. Timed again on
+        # two other H100s (time_runs.py, 5 processes each side): 3.3-7.9% saved, a faster host
         {
             "bad": Run(_k("sync_stall"), _k("fusion", "host_bound", "launch_overhead")),
             "fixed": Run(None, _k("fusion")),
