@@ -128,10 +128,20 @@ def detect(frame: TraceFrame, cfg: Config):
         "calls_by_origin": dict(sorted(by_origin.items(), key=lambda kv: -kv[1])[:6]),
         "longest_calls": calls,
         "largest_gaps": gap_evidence(frame, "sync_stall"),
+        # the replay behind the estimate, per step (None where nothing replays)
+        "replay_step_us": _us(replay.step_us(frame)),
+        "replay_step_without_syncs_us": _us(replay.step_us(frame, without_syncs=True)),
     }
+    idle_share = cost(frame, total)[1]
     title = (
         f"Host-device syncs drain the GPU: {len(in_steps) / n_steps:.0f} sync calls per step "
-        f"cost ~{share:.1f}% of the step ({cost(frame, total)[1]:.1f}% GPU idle after them)"
+        f"cost ~{share:.1f}% of the step ({idle_share:.1f}% GPU idle after them"
+        + (
+            "; each also empties the queue, and the GPU then runs at the host's pace until the "
+            "host is ahead again)"
+            if share >= idle_share + 1.0
+            else ")"
+        )
     )
     fix = (
         "Remove the host reads named under calls_by_origin: keep metrics as GPU tensors and read "
@@ -139,6 +149,10 @@ def detect(frame: TraceFrame, cfg: Config):
         "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+def _us(x: float | None) -> float | None:
+    return round(x, 1) if x is not None else None
 
 
 # --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
