@@ -11,11 +11,12 @@ all (HF GPT-2 with clip_grad_norm_(error_if_nonfinite=True): no wait at the sync
 The replay walks the launching process's launches and syncs in host order. Host time between
 them is the trace's, less the profiler's cost of the ops recorded in between
 (facts.profiler_us_per_op) and less the time the host sat blocked (in syncs, in launches held by a
-full queue), which the replay works out again. Each launch's GPU work starts once its stream is free
-and the launch has reached the GPU (launch_latency_us, measured in the trace); a sync holds the host until every launched op has finished; the host
-cannot get more than QUEUE_DEPTH launches ahead of the GPU. A step is done when its host work and
-its GPU work are; the step time is the median over steps of the time from its start (or the
-previous step's end, where the host ran ahead) to that point.
+full queue), which the replay works out again. Each launch's GPU work starts once its stream is
+free and the launch has reached the GPU (_launch_latency_us, measured in the trace); a sync holds
+the host until every launched op has finished; the host cannot get more than QUEUE_DEPTH launches
+ahead of the GPU. A step is done when its host work and its GPU work are; the step time is the
+median over steps of the time from its start (or the previous step's end, where the host ran
+ahead) to that point.
 Streams run independently: cross-stream waits are not in the trace, so the replay is no timing
 model for overlapped communication, only for how the host and the GPU take turns.
 """
@@ -23,6 +24,7 @@ model for overlapped communication, only for how the host and the GPU take turns
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from . import facts
 from .trace import TraceFrame
@@ -36,10 +38,10 @@ def step_us(frame: TraceFrame, without_syncs: bool = False) -> float | None:
     """Median step time of the replay; without_syncs drops every synchronising call but blocking
     host-to-device copies (the memcpy finding's). None where the trace gives nothing to replay
     (no launches or no steps)."""
-    c = frame.__dict__.setdefault("_replay", {})
-    if without_syncs not in c:
-        c[without_syncs] = _replay(frame, without_syncs)
-    return c[without_syncs]
+    c = frame.__dict__
+    if "_replay" not in c:  # both replays at once: they share everything but the syncs
+        c["_replay"] = _replay(frame)
+    return c["_replay"][without_syncs]
 
 
 def sync_saving_us(frame: TraceFrame) -> float:
@@ -55,11 +57,13 @@ def sync_saving_us(frame: TraceFrame) -> float:
     return float(min(max(saving, 0.0), facts.host_time_us(frame), gpu))
 
 
-def _replay(frame: TraceFrame, without_syncs: bool) -> float | None:
+def _replay(frame: TraceFrame) -> dict[bool, float | None]:
+    """{without_syncs: median step} for False (as traced) and True (no syncs)."""
+    nothing: dict[bool, float | None] = {False: None, True: None}
     mt = facts.main_thread(frame)
     steps = frame.steps
     if mt is None or not len(steps):
-        return None
+        return nothing
     starts = np.sort(steps["cpu_ts"].to_numpy(dtype=float))
     t0 = starts[0]
     t1 = max(float(steps["cpu_end"].max()), float(facts.step_windows(frame)[1][-1]))
@@ -72,10 +76,9 @@ def _replay(frame: TraceFrame, without_syncs: bool) -> float | None:
     per = work.groupby("launch").agg(dur=("dur", "sum"), stream=("stream", "first"))
     la = la.loc[la.index.isin(per.index)]
     if not len(la):
-        return None
+        return nothing
     sy = facts.sync_calls(frame)
     sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (sy["ts"] >= t0).to_numpy() & (sy["ts"] < t1)]
-    kept = sy.loc[sy["h2d_copy"].to_numpy()] if without_syncs else sy
 
     # host time without the profiler: elapsed, less blocked time, less the profiler's per-op cost
     # a blocking copy is both a launch and a sync: its wait counts once, as the sync's
@@ -94,17 +97,22 @@ def _replay(frame: TraceFrame, without_syncs: bool) -> float | None:
         recorded = np.searchsorted(op_ts, t) - np.searchsorted(op_ts, t0)
         return np.maximum((t - t0) - blocked - recorded * us_per_op, 0.0)
 
-    is_launch = np.r_[np.ones(len(la), bool), np.zeros(len(kept), bool)]
-    ts = np.r_[la["ts"].to_numpy(), kept["ts"].to_numpy()]
-    order = np.argsort(ts, kind="stable")
-    is_launch, ts = is_launch[order], ts[order]
-    host = np.maximum.accumulate(host_us(ts))  # two threads' clocks never run backwards
-    rows = np.r_[la.index.to_numpy(), np.full(len(kept), -1)][order]
-    dur = per["dur"].reindex(rows).to_numpy()
-    stream = per["stream"].reindex(rows).to_numpy()
-    step_of = np.searchsorted(starts, ts, side="right") - 1
-    latency = launch_latency_us(frame)
-    return _walk(is_launch, host, dur, stream, step_of, host_us(starts), latency)
+    latency = _launch_latency_us(frame, work)
+    step_host = host_us(starts)
+
+    def walk(kept) -> float:
+        is_launch = np.r_[np.ones(len(la), bool), np.zeros(len(kept), bool)]
+        ts = np.r_[la["ts"].to_numpy(), kept["ts"].to_numpy()]
+        order = np.argsort(ts, kind="stable")
+        is_launch, ts = is_launch[order], ts[order]
+        host = np.maximum.accumulate(host_us(ts))  # two threads' clocks never run backwards
+        rows = np.r_[la.index.to_numpy(), np.full(len(kept), -1)][order]
+        dur = per["dur"].reindex(rows).to_numpy()
+        stream = per["stream"].reindex(rows).to_numpy()
+        step_of = np.searchsorted(starts, ts, side="right") - 1
+        return _walk(is_launch, host, dur, stream, step_of, step_host, latency)
+
+    return {False: walk(sy), True: walk(sy.loc[sy["h2d_copy"].to_numpy()])}
 
 
 def _thread_keys(rows) -> np.ndarray:
@@ -112,13 +120,12 @@ def _thread_keys(rows) -> np.ndarray:
     return rows["pid"].to_numpy(dtype=np.int64) * (1 << 32) + rows["tid"].to_numpy(dtype=np.int64)
 
 
-def launch_latency_us(frame: TraceFrame) -> float:
-    """The median µs from a launch call to its GPU op's start, over ops launched while the device
-    ran nothing (so nothing but the launch path held them): 6-11 µs on the H100 traces here. 0
-    where no op was launched onto an idle device."""
-    g = frame.gpu_ops
-    k = g.loc[(g["launch"] >= 0).to_numpy() & (g["device"] == facts.main_device(frame)).to_numpy()]
-    k = k.sort_values("ts", kind="stable")
+def _launch_latency_us(frame: TraceFrame, work: pd.DataFrame) -> float:
+    """The median µs from a launch call to its GPU op's start, over the ops of `work` (the main
+    device's launched ops) launched while the device ran nothing (so nothing but the launch path
+    held them): 6-11 µs on the H100 traces here. 0 where no op was launched onto an idle
+    device."""
+    k = work.sort_values("ts", kind="stable")
     start = k["ts"].to_numpy()
     busy_until = np.r_[-np.inf, np.maximum.accumulate(k["end"].to_numpy())[:-1]]
     launched = frame.runtime["ts"].to_numpy()[k["launch"].to_numpy()]
@@ -158,7 +165,7 @@ def _walk(is_launch, host, dur, stream, step_of, step_host, latency: float) -> f
         else:
             if h < last_end:
                 delay += last_end - h
-            done[k] = max(done[k], h + max(last_end - h, 0.0))
+            done[k] = max(done[k], h, last_end)  # the host leaves the sync when the GPU is done
     finished = np.maximum.accumulate(np.asarray(done))
     previous = np.r_[-np.inf, finished[:-1]]
     return float(np.median(finished - np.maximum(previous, np.asarray(begun))))
