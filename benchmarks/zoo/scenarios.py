@@ -612,19 +612,23 @@ def efficientnet_precision(variant: str) -> Built:
     return _timm(_torch(), "efficientnet_b0", 128, fixed=variant == "fixed", fused_adamw=False)
 
 
+# The Llama-family decoder the zoo builds (HF Llama, Qwen2): 8 layers x 1024, SwiGLU 2816.
+DECODER_8X1024 = {
+    "hidden_size": 1024,
+    "intermediate_size": 2816,
+    "num_hidden_layers": 8,
+    "num_attention_heads": 16,
+    # no GQA: FlopCounterMode (torch 2.11) rejects SDPA with fewer key/value heads
+    "num_key_value_heads": 16,
+    "vocab_size": 32000,
+    "max_position_embeddings": 2048,
+}
+
+
 def _llama(torch):
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    cfg = LlamaConfig(
-        hidden_size=1024,
-        intermediate_size=2816,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        # no GQA: FlopCounterMode (torch 2.11) rejects SDPA with fewer key/value heads
-        num_key_value_heads=16,
-        vocab_size=32000,
-        max_position_embeddings=2048,
-    )
+    cfg = LlamaConfig(**DECODER_8X1024)
     return LlamaForCausalLM(cfg).cuda(), cfg
 
 
@@ -1160,15 +1164,7 @@ def qwen2_lora_healthy(variant: str) -> Built:
     from peft import LoraConfig, get_peft_model
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    cfg = Qwen2Config(
-        hidden_size=1024,
-        intermediate_size=2816,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,  # FlopCounterMode (torch 2.11) rejects SDPA with GQA
-        vocab_size=32000,
-        max_position_embeddings=2048,
-    )
+    cfg = Qwen2Config(**DECODER_8X1024)
     base = Qwen2ForCausalLM(cfg).to(torch.bfloat16)
     lora = LoraConfig(
         r=16,
