@@ -617,6 +617,50 @@ HOLDOUT9: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 10 (2026-11-24, eleventh session): setups of kinds no rule was written from, labels and
+# rules written and committed before any of them ran on a GPU: FP16 mixed precision the way most
+# code still does it (a GradScaler over PyTorch's default foreach AdamW, whose step reads found_inf
+# on the host), semantic segmentation at high resolution (torchvision DeepLabV3), an audio input
+# pipeline (log-mel spectrograms per clip on the CPU in the Dataset, 4 workers) and a linear probe
+# (frozen backbone: forward-heavy, almost no backward). Rules, fixed in advance: the two single
+# runs and both fixed runs are healthy; a run whose GPU is busy (kernel time in the trace's steps)
+# under 80% of the synchronised step may have host_bound and launch_overhead; fusion is allowed
+# on a run where torch.compile(model) measures >= 10% faster (`compile_savings.py --model-only`,
+# in the capture's device call; for a pair, on its fixed run, and then on both runs). The
+# GradScaler pair's bad run is labelled sync_stall if BF16 without the scaler measures >= 10%
+# saving (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise (then sync_stall >= medium on it is a
+# false alarm); FP16 and BF16 run at the same tensor-core rate, so precision is no label of either.
+# The audio pair's bad run is labelled data_loading if the GPU spectrogram measures >= 10% saving,
+# healthy otherwise. The outcome of each rule is written here after capture.
+HOLDOUT10: tuple[Scenario, ...] = (
+    Scenario(
+        "bert_fp16_gradscaler",
+        "HF BERT-base sequence classifier training, 32 x 256 tokens, default AdamW (foreach): "
+        "FP16 autocast + GradScaler (a host read of found_inf every step) vs BF16, no scaler",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "deeplabv3_healthy",
+        "torchvision DeepLabV3-ResNet50 segmentation training (aux loss, SGD momentum), "
+        "8 x 512 x 512, BF16 autocast + channels_last",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "audio_mel_loader",
+        "ResNet-18 keyword classifier on 128-band log-mel spectrograms of 2 s clips, batch 256, "
+        "4 DataLoader workers: spectrogram per clip on the CPU in the Dataset vs per batch on the GPU",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+        fix_kind="data_loading",
+    ),
+    Scenario(
+        "convnext_linear_probe_healthy",
+        "timm ConvNeXt-S linear probe (backbone frozen, head trained), batch 256, BF16 autocast + "
+        "channels_last, fused AdamW over the head",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -688,6 +732,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT7
     + HOLDOUT8
     + HOLDOUT9
+    + HOLDOUT10
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

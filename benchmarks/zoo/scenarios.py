@@ -1261,6 +1261,168 @@ def gpt2_clip_sync(variant: str) -> Built:
     return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "error_if_nonfinite": check})
 
 
+# ---- holdout 10 ---------------------------------------------------------------------------------
+
+
+def bert_fp16_gradscaler(variant: str) -> Built:
+    """HF BERT-base sequence classifier, 32 x 256 tokens, PyTorch's default AdamW (foreach):
+    FP16 autocast with a GradScaler (bad: scaler.step reads found_inf on the host before the
+    optimizer runs, a sync every step, since a foreach optimizer cannot take the scale itself)
+    vs BF16 autocast and no scaler (fixed)."""
+    torch = _torch()
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig(num_labels=4)
+    model = BertForSequenceClassification(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ids = torch.randint(5, cfg.vocab_size, (32, 256), device="cuda")
+    y = torch.randint(0, 4, (32,), device="cuda")
+    fp16 = variant == "bad"
+    scaler = torch.amp.GradScaler("cuda", enabled=fp16)
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.float16 if fp16 else torch.bfloat16):
+            loss = run(input_ids=ids, labels=y).loss
+        opt.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    config = {"model": "bert-base (config)", "tokens": 32 * 256, "optimizer": "AdamW(foreach)"}
+    return Built(step, 32, {**config, "autocast": "fp16 + GradScaler" if fp16 else "bf16"})
+
+
+def deeplabv3_healthy(variant: str) -> Built:
+    """torchvision DeepLabV3-ResNet50 (output stride 8, aux head) semantic segmentation training
+    as torchvision's reference recipe does it (SGD with momentum and weight decay, aux loss at
+    0.5), 8 x 512 x 512 images, 21 classes, BF16 autocast + channels_last."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.segmentation.deeplabv3_resnet50(
+        weights=None, weights_backbone=None, num_classes=21, aux_loss=True
+    )
+    model = model.cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=1e-4)
+    x = torch.randn(8, 3, 512, 512, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 21, (8, 512, 512), device="cuda")
+    run = _as_run(torch, model)
+    ce = torch.nn.functional.cross_entropy
+
+    def loss_of():
+        out = run(x)
+        return ce(out["out"], y, ignore_index=255) + 0.5 * ce(out["aux"], y, ignore_index=255)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "deeplabv3_resnet50 + aux", "image": "8x3x512x512", "autocast": "bf16"}
+    return Built(step, 8, {**config, "channels_last": True, "optimizer": "SGD(momentum)"})
+
+
+class _ClipDataset:
+    """2 s clips of 16 kHz audio from a bank held in memory (as a cached dataset serves them);
+    with mel_on_cpu, each becomes a 128-band log-mel spectrogram in __getitem__, on the CPU."""
+
+    def __init__(self, mel_on_cpu: bool):
+        import torch
+
+        g = torch.Generator().manual_seed(0)
+        self.bank = torch.randn(512, 32_000, generator=g)
+        self.mel = _log_mel() if mel_on_cpu else None
+
+    def __len__(self):  # an epoch of 100 batches: prefetching never stalls at an epoch's end
+        return 100 * 256
+
+    def __getitem__(self, i):
+        wave = self.bank[i % len(self.bank)]
+        return (wave if self.mel is None else self.mel(wave)), i % 35
+
+
+def _log_mel():
+    import torch
+    import torchaudio
+
+    mel = torchaudio.transforms.MelSpectrogram(16_000, n_fft=1024, hop_length=160, n_mels=128)
+    return torch.nn.Sequential(mel, torchaudio.transforms.AmplitudeToDB())
+
+
+def audio_mel_loader(variant: str) -> Built:
+    """A ResNet-18 keyword classifier (1-channel input, 35 classes) trained on log-mel
+    spectrograms of 2 s clips, batch 256, BF16 autocast + channels_last, 4 DataLoader workers
+    (pinned, persistent) in both variants: the spectrogram computed per clip on the CPU in the
+    Dataset (bad) vs the workers handing over raw audio and the spectrogram computed for the
+    whole batch on the GPU (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    fixed = variant == "fixed"
+    loader = torch.utils.data.DataLoader(
+        _ClipDataset(mel_on_cpu=not fixed),
+        batch_size=256,
+        shuffle=True,
+        drop_last=True,
+        num_workers=4,
+        pin_memory=True,
+        persistent_workers=True,
+    )
+    model = torchvision.models.resnet18(weights=None, num_classes=35)
+    model.conv1 = torch.nn.Conv2d(1, 64, 7, 2, 3, bias=False)
+    model = model.cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    gpu_mel = _log_mel().cuda() if fixed else None
+    run = _as_run(torch, model)
+    it = iter(())
+
+    def next_batch():
+        nonlocal it
+        try:
+            return next(it)
+        except StopIteration:
+            it = iter(loader)
+            return next(it)
+
+    def step():
+        x, y = next_batch()
+        x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
+        if gpu_mel is not None:
+            x = gpu_mel(x)
+        x = x.unsqueeze(1).contiguous(memory_format=torch.channels_last)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(run(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    config = {
+        "model": "resnet18 (1-channel) on 128-band log-mel, 2 s clips at 16 kHz",
+        "num_workers": 4,
+        "log_mel": "GPU, per batch" if fixed else "CPU, per clip in the Dataset",
+        "autocast": "bf16",
+    }
+    return Built(step, 256, {**config, "optimizer": "AdamW(fused)"}, timed_steps=4)
+
+
+def convnext_linear_probe_healthy(variant: str) -> Built:
+    """A linear probe: timm ConvNeXt-S with its backbone frozen (requires_grad=False), the
+    classifier head trained, batch 256, BF16 autocast + channels_last, fused AdamW over the
+    head."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("convnext_small", pretrained=False, num_classes=100)
+    model = model.cuda().to(memory_format=torch.channels_last)
+    model.requires_grad_(False)
+    head = model.get_classifier()
+    head.requires_grad_(True)
+    opt = torch.optim.AdamW(head.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(256, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 100, (256,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "timm convnext_small, backbone frozen", "autocast": "bf16"}
+    return Built(step, 256, {**config, "channels_last": True, "optimizer": "AdamW(fused, head)"})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1312,6 +1474,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         wav2vec2_healthy,
         gcn_healthy,
         gpt2_clip_sync,
+        bert_fp16_gradscaler,
+        deeplabv3_healthy,
+        audio_mel_loader,
+        convnext_linear_probe_healthy,
     )
 }
 
