@@ -678,6 +678,43 @@ HOLDOUT10: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 11 (2026-11-24, eleventh session), labels and rules written and committed before any
+# of them ran on a GPU, after holdout 10's fixes: gradient accumulation over small micro-batches
+# (a ViT, where the other small-batch runs are CNNs, recurrent nets and BERT), an evaluation loop
+# that copies each batch's predictions to the host (torchvision EfficientNet-V2-S) and BF16 in
+# the default NCHW layout (torchvision ConvNeXt-S: depthwise convolutions and layer norms over
+# permuted tensors). Rules, fixed in advance: both fixed runs are healthy; each bad run has its
+# pair's kind as the diagnosis if the fix measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT),
+# and is healthy otherwise (then a finding >= medium of that kind on it is a false alarm); the
+# accumulation pair also allows launch_overhead on its bad run, as every small-batch run does; a
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed on both runs of a pair where torch.compile(model) measures
+# >= 10% faster on its fixed run (`compile_savings.py --model-only`, the capture's session). The
+# outcome of each rule is written here after capture.
+HOLDOUT11: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_s_grad_accumulation",
+        "timm ViT-S/16 training, 128 images a step, BF16 autocast, fused AdamW: 8 accumulated "
+        "micro-batches of 16 vs one batch of 128",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "effnetv2_eval_host_preds",
+        "torchvision EfficientNet-V2-S evaluation, 64 x 384 x 384, BF16 + channels_last, "
+        "inference_mode: predictions copied to the host every batch vs kept on the GPU",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "convnext_channels_last",
+        "torchvision ConvNeXt-S training, batch 64, BF16 autocast, fused AdamW: NCHW vs "
+        "channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -750,6 +787,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT8
     + HOLDOUT9
     + HOLDOUT10
+    + HOLDOUT11
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1423,6 +1423,76 @@ def convnext_linear_probe_healthy(variant: str) -> Built:
     return Built(step, 256, {**config, "channels_last": True, "optimizer": "AdamW(fused, head)"})
 
 
+# ---- holdout 11 ---------------------------------------------------------------------------------
+
+
+def vit_s_grad_accumulation(variant: str) -> Built:
+    """timm ViT-S/16 training, 128 images a step, BF16 autocast, fused AdamW: 8 micro-batches of
+    16 with gradient accumulation (bad) vs one batch of 128 (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    micro = 8 if variant == "bad" else 1
+    xs = [torch.randn(128 // micro, 3, 224, 224, device="cuda") for _ in range(micro)]
+    ys = [torch.randint(0, 1000, (128 // micro,), device="cuda") for _ in range(micro)]
+    run = _as_run(torch, model)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        for x, y in zip(xs, ys):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = torch.nn.functional.cross_entropy(run(x), y) / micro
+            loss.backward()
+        opt.step()
+
+    config = {"model": "timm vit_small_patch16_224", "micro_batches": f"{micro} x {128 // micro}"}
+    return Built(step, 128, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def effnetv2_eval_host_preds(variant: str) -> Built:
+    """torchvision EfficientNet-V2-S evaluation, batch 64 at 384 x 384, BF16 autocast +
+    channels_last under inference_mode: each batch's predicted classes copied to the host as
+    they come (bad: .cpu() waits for the GPU every batch) vs kept on the GPU (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.efficientnet_v2_s(weights=None).cuda().eval()
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(64, 3, 384, 384, device="cuda").to(memory_format=torch.channels_last)
+    to_host = variant == "bad"
+    preds: list = []
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            p = run(x).argmax(-1)
+        preds.append(p.cpu() if to_host else p)
+        if len(preds) >= 100:  # an evaluation epoch's worth, then the metric
+            preds.clear()
+
+    config = {"model": "efficientnet_v2_s eval", "image": "64x3x384x384", "autocast": "bf16"}
+    return Built(step, 64, {**config, "predictions": "to host per batch" if to_host else "on GPU"})
+
+
+def convnext_channels_last(variant: str) -> Built:
+    """torchvision ConvNeXt-S training, batch 64, BF16 autocast, fused AdamW: the default memory
+    format, NCHW (bad) vs channels_last for the model and its input (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    fmt = torch.channels_last if variant == "fixed" else torch.contiguous_format
+    model = torchvision.models.convnext_small(weights=None).cuda().to(memory_format=fmt)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "torchvision convnext_small", "channels_last": variant == "fixed"}
+    return Built(step, 64, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1478,6 +1548,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         deeplabv3_healthy,
         audio_mel_loader,
         convnext_linear_probe_healthy,
+        vit_s_grad_accumulation,
+        effnetv2_eval_host_preds,
+        convnext_channels_last,
     )
 }
 
