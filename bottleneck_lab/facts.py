@@ -235,10 +235,16 @@ def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
     first step, unless that step shows the process starting (start-up calls or such first
     calls): then the trace is cold, and an op first called in a later step (an optimizer's
     momentum, first used in its second step) pays its set-up there. A step that was already warm
-    shows none."""
+    shows none, and so is one the profiler numbered 1 or more with no start-up call in it: the
+    schedule's wait and warm-up steps (ProfilerStep#0 on) ran the same loop before it, so a
+    slow call there is a stall of that step, not a first call."""
     c = _cache(frame)
     if "first_calls" not in c:
         multi = len(frame.steps) > 1
+        warmed_up = frame.has_steps and int(frame.steps["step"].iloc[0]) >= 1
+        if warmed_up and not len(startup_calls(frame)):
+            c["first_calls"] = frame.cpu_ops.iloc[:0]
+            return c["first_calls"]
         found = _slow_first_calls(frame, first_step_only=multi)
         if multi and (len(found) or len(startup_calls(frame))):
             found = _slow_first_calls(frame, first_step_only=False)

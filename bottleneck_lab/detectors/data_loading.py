@@ -42,7 +42,10 @@ def detect(frame: TraceFrame, cfg: Config):
     ws, we = facts.step_windows(frame)
     in_steps = float(iv.overlap_with(ds, de, ws, we).sum())
     dl_share = 100.0 * in_steps / stats.total_us if stats.total_us else 0.0
-    idle = facts.idle_by_owner(frame)["data_loading"] if frame.has_gpu else in_steps
+    waits = _wait_per_step(frame, dl)
+    first_steady = _first_steady_step(waits)
+    # what the steady steps wait, as a total over all steps (cost() spreads it over them)
+    idle = float(waits[first_steady:].mean() * len(waits)) if len(waits) else 0.0
     per_step, share = cost(frame, idle)
     if share < cfg.min_share_pct:
         return []
@@ -54,6 +57,8 @@ def detect(frame: TraceFrame, cfg: Config):
         "calls": int(len(dl)),
         "loader": "multi-process" if multi else "single-process (num_workers=0)",
         "median_next_us": round(float(np.median(dl["dur"])), 1),
+        "wait_us_by_step": [round(float(w), 1) for w in waits],
+        "steps_served_from_buffer": first_steady,
         "largest_gaps": gap_evidence(frame, "data_loading") if frame.has_gpu else [],
     }
     if multi:
@@ -70,11 +75,47 @@ def detect(frame: TraceFrame, cfg: Config):
             "persistent_workers=True, prefetch_factor=2-4."
         )
     waiter = "GPU waits" if frame.has_gpu else "Step waits"
+    steady = ""
+    if first_steady:
+        served = (
+            "the first step's batch was"
+            if first_steady == 1
+            else f"the first {first_steady} steps' batches were"
+        )
+        step = int(frame.steps["step"].iloc[first_steady])
+        steady = f", from step {step} on: {served} already buffered"
     title = (
         f"{waiter} on the DataLoader: {share:.1f}% of the step "
-        f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__)"
+        f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__{steady})"
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+def _wait_per_step(frame: TraceFrame, dl) -> np.ndarray:
+    """Idle µs the GPU spent waiting on the loader in each step, in step order, less what only
+    the profiler caused (without a GPU: the loader's own time in each step)."""
+    if frame.has_gpu:
+        gaps = facts.idle_gaps(frame)
+        mine = gaps.loc[facts.gap_owners(frame) == "data_loading"]
+        by_step = mine.groupby("step")["exposed_us"].sum()
+        return by_step.reindex(frame.steps["step"], fill_value=0.0).to_numpy(dtype=float)
+    ds, de = iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy())
+    s = frame.steps
+    return iv.overlap_with(ds, de, s["ts"].to_numpy(), s["end"].to_numpy())
+
+
+def _first_steady_step(waits: np.ndarray) -> int:
+    """Index of the first step that shows the loader's steady pace. A loader slower than the
+    step waits in every step once its prefetch queue is empty; steps before that (next to no
+    wait, under a tenth of the longest, then a wait in every step to the end, at least two) ran
+    on batches the workers had buffered while the loop was held up, by the profiler starting or
+    the loop's own set-up, and are no sign of the steady pace. Anything else (waits now and then,
+    one at an epoch's start) counts every step."""
+    if not len(waits) or waits.max() <= 0:
+        return 0
+    waited = waits >= 0.1 * waits.max()
+    first = int(np.argmax(waited))
+    return first if first > 0 and waited[first:].all() and len(waits) - first >= 2 else 0
 
 
 # --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------

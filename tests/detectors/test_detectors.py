@@ -11,6 +11,8 @@ from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
 from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors import REGISTRY
+from bottleneck_lab.detectors._examples import launch
+from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 from bottleneck_lab.trace.synth import TraceBuilder, load
 
@@ -190,6 +192,37 @@ def test_data_loading_on_a_cpu_only_trace_is_the_step_waiting():
     assert f.title.startswith("Step waits on the DataLoader")
     assert f.time_lost_us_per_step == 500.0
     assert finding(diagnose_trace(sc.cpu_only(False)), "data-loading") is None
+
+
+def _loader_waits(waits_us: list[float]) -> TraceBuilder:
+    """Steps of a multi-worker loader: each waits waits_us[i] in __next__ (5 µs when the batch
+    was ready), then launches a 400 µs kernel; the step ends with the kernel."""
+    b = TraceBuilder()
+    t0 = 0.0
+    for i, wait in enumerate(waits_us):
+        fetch = max(wait, 5.0)
+        b.step(i + 2, t0, fetch + 20)
+        b.annotation(MULTI_WORKER_NEXT, t0, fetch)
+        launch(b, t0 + fetch + 1, t0 + fetch + 8, 400, kernel="gemm_a")
+        t0 += fetch + 420
+    return b
+
+
+def test_data_loading_leaves_out_steps_served_from_the_loaders_buffer():
+    # the first step's batch was buffered while the profiler started; the loader then holds up
+    # every step by 500 µs: that is the steady cost, not its mean over the three steps (335)
+    f = finding(diagnose_trace(_loader_waits([5, 500, 500])), "data-loading")
+    assert f.evidence["steps_served_from_buffer"] == 1
+    assert f.time_lost_us_per_step == pytest.approx(508.0, abs=1.0)
+    assert "from step 3 on: the first step's batch was already buffered" in f.title
+
+
+@pytest.mark.parametrize("waits", [[500, 5, 5], [5, 5, 500], [5, 500, 5]])
+def test_data_loading_counts_every_step_when_waits_come_and_go(waits):
+    # a wait at an epoch's start, or now and then: no steady pace shows, so the mean it is
+    f = finding(diagnose_trace(_loader_waits(waits)), "data-loading")
+    assert f.evidence["steps_served_from_buffer"] == 0
+    assert f.time_lost_us_per_step == pytest.approx(508.0 / 3, abs=1.0)
 
 
 # --- sync-stall ---------------------------------------------------------------------------------

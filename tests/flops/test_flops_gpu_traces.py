@@ -27,16 +27,9 @@ def sidecar(trace: Path) -> dict:
 EAGER_TWIN = {"gpt2_compiled_train/healthy": "gpt2_eager_attention/fixed"}
 
 
-@pytest.mark.parametrize("trace", TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_trace_flops_match_flopcountermode(trace):
-    meta = sidecar(trace)
-    step_s = meta.get("step_time_ms", {}).get("median", 0) * 1e-3  # this run's, not a twin's
-    if "flops_per_step" not in meta:
-        pytest.skip("not a capture() run: no FlopCounterMode count (cold_start profiles 3 steps)")
-    summary = diagnose(load_trace(trace), path=str(trace)).summary
-    if meta["config"].get("cuda_graph"):
-        assert summary.flops_per_step is None and summary.mfu_pct is None
-        return
+def counted(trace: Path, meta: dict) -> dict:
+    """The sidecar whose FlopCounterMode count the trace is held to: its own, or a compiled
+    step's eager twin's; skips where there is none that holds for each step."""
     if meta.get("flops_source", "").startswith("not counted"):
         run = f"{trace.parent.name}/{trace.name.removesuffix('.json.gz')}"
         if run not in EAGER_TWIN:
@@ -46,11 +39,52 @@ def test_trace_flops_match_flopcountermode(trace):
         pytest.skip(
             "shapes change every step: one eager step's FlopCounterMode count is not each step's"
         )
+    return meta
+
+
+@pytest.mark.parametrize("trace", TRACES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_trace_flops_match_flopcountermode(trace):
+    meta = sidecar(trace)
+    if "flops_per_step" not in meta:
+        pytest.skip("not a capture() run: no FlopCounterMode count (cold_start profiles 3 steps)")
+    summary = diagnose(load_trace(trace), path=str(trace)).summary
+    if meta["config"].get("cuda_graph"):
+        assert summary.flops_per_step is None and summary.mfu_pct is None
+        return
+    meta = counted(trace, meta)
     assert summary.flops_per_step == pytest.approx(meta["flops_per_step"], rel=0.02)
     # every GPU trace with shapes carries achieved TFLOP/s and an MFU that names its peak
     assert summary.achieved_tflops > 0 and 0 < summary.mfu_pct < 100
     gpu = meta["device"]["name"].split()[1]  # "NVIDIA H100 80GB HBM3" -> "H100"
     assert summary.peak_tflops > 0 and gpu in summary.peak_source
+
+
+# The profiler slowed what the trace cannot show: audio_mel_loader/bad's 4 DataLoader workers
+# delivered a batch every ~220 ms under the profiler (182 ms of waiting per step) against 125 ms
+# outside it; the estimate takes out only the profiler's cost in the training process.
+PROFILER_SLOWED_WORKERS = {
+    "audio_mel_loader/bad.json.gz": "holdout 10: the loader's worker processes ran 1.75x slower "
+    "under the profiler; the step without it is estimated at 204 ms, 125 ms was measured"
+}
+
+
+@pytest.mark.parametrize(
+    "trace",
+    [
+        pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=PROFILER_SLOWED_WORKERS[k]))
+        if (k := f"{t.parent.name}/{t.name}") in PROFILER_SLOWED_WORKERS
+        else t
+        for t in TRACES
+    ],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_achieved_tflops_without_the_profiler_track_the_synchronised_step(trace):
+    meta = sidecar(trace)
+    step_s = meta.get("step_time_ms", {}).get("median", 0) * 1e-3  # this run's, not a twin's
+    if "flops_per_step" not in meta or meta["config"].get("cuda_graph"):
+        pytest.skip("no FlopCounterMode count, or a CUDA-graph replay the trace shows no ops of")
+    meta = counted(trace, meta)
+    summary = diagnose(load_trace(trace), path=str(trace)).summary
     # Against the FLOPs over the synchronised step measured outside the profiler, the figure
     # over the step without the profiler's share is within 35% (30.4% at worst: the Qwen2 LoRA
     # holdout, whose synchronised steps took 64-82 ms on a host that varied; a second capture
