@@ -46,6 +46,7 @@ def main() -> int:
         + labels.HOLDOUT9
         + labels.HOLDOUT10
         + labels.HOLDOUT11
+        + labels.HOLDOUT12
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

@@ -732,6 +732,45 @@ HOLDOUT11: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 12 (2026-11-24, eleventh session), labels and rules written and committed before any
+# of them ran on a GPU, after holdout 11's fix: a mixture-of-experts LLM (HF Mixtral config) with
+# transformers' eager experts loop against its grouped_mm backend, a plain PyTorch
+# nn.TransformerEncoder (healthy), and a 3D-convolution video model (torchvision R3D-18) in FP32
+# against BF16 + channels_last_3d. Rules, fixed in advance: the single run and both fixed runs are
+# healthy. The MoE pair's bad run has as its diagnosis any of sync_stall, launch_overhead,
+# small_batch and host_bound (the eager loop's host reads of the routing, its launches and its
+# small per-expert products are what one grouped GEMM removes) if grouped_mm measures >= 10%
+# saving (CONDITIONAL_MIN_SAVING_PCT), and is healthy otherwise; its predicted saving is the
+# share of its top finding. The video pair's bad run is precision if BF16 + channels_last_3d
+# measures >= 10%, healthy otherwise. A run whose GPU is busy under 80% of the synchronised step
+# may have host_bound and launch_overhead; fusion is allowed on both runs of a pair (or the
+# single run) where torch.compile(model) measures >= 10% faster on the fixed (single) run in the
+# capture's session. The outcome of each rule is written here after capture.
+HOLDOUT12: tuple[Scenario, ...] = (
+    Scenario(
+        "mixtral_moe_experts",
+        "HF Mixtral (config: 8 x 1024, 8 experts, top-2) training in BF16, 8 x 1024 tokens: "
+        "the eager experts loop vs experts_implementation='grouped_mm'",
+        {
+            "bad": Run(_k("sync_stall", "launch_overhead", "small_batch", "host_bound")),
+            "fixed": HEALTHY,
+        },
+    ),
+    Scenario(
+        "nn_transformer_healthy",
+        "plain PyTorch nn.TransformerEncoder (12 pre-norm layers, d_model 1024) training, "
+        "16 x 512 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "r3d_video_precision",
+        "torchvision R3D-18 video training, 16 clips of 16 x 112 x 112: FP32 NCDHW vs BF16 "
+        "autocast + channels_last_3d",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -805,6 +844,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT9
     + HOLDOUT10
     + HOLDOUT11
+    + HOLDOUT12
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

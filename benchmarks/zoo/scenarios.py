@@ -1493,6 +1493,96 @@ def convnext_channels_last(variant: str) -> Built:
     return Built(step, 64, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
 
 
+# ---- holdout 12 ---------------------------------------------------------------------------------
+
+
+def mixtral_moe_experts(variant: str) -> Built:
+    """HF Mixtral (config: 8 layers x 1024, 8 experts, top-2) trained in BF16 weights with fused
+    AdamW, 8 x 1024 tokens: transformers' eager experts backend, a Python loop over the experts
+    the router picked (one nonzero per layer and one torch.where per expert: host reads of
+    device values), vs experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
+    torch = _torch()
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    cfg = MixtralConfig(
+        hidden_size=1024,
+        intermediate_size=1792,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        num_local_experts=8,
+        num_experts_per_tok=2,
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+
+    def train_step(impl: str) -> Callable[[], None]:
+        model = MixtralForCausalLM._from_config(cfg, experts_implementation=impl)
+        assert getattr(model.config, "_experts_implementation", impl) == impl
+        model = model.to(torch.bfloat16).cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        run = _as_run(torch, model)
+
+        def step():
+            loss = run(input_ids=ids, labels=ids).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+
+        return step
+
+    impl = "grouped_mm" if variant == "fixed" else "eager"
+    config = {"model": "mixtral 8x1024 (config), 8 experts top-2", "tokens": 8 * 1024}
+    config |= {"dtype": "bf16 weights", "optimizer": "AdamW(fused)", "experts": impl}
+    if impl == "eager":
+        return Built(train_step(impl), 8, config)
+    # FlopCounterMode has no formula for aten::_grouped_mm: count the eager backend on the same
+    # config (every token still goes through two experts, whatever the router picks)
+    note = "FlopCounterMode on the eager experts backend, same config (no _grouped_mm formula)"
+    return Built(train_step(impl), 8, config, flop_step=train_step("eager"), flops_note=note)
+
+
+def nn_transformer_healthy(variant: str) -> Built:
+    """A plain PyTorch nn.TransformerEncoder (12 pre-norm layers, d_model 1024, 16 heads, GELU,
+    batch_first) trained on 16 x 512 random embeddings with a regression loss, BF16 autocast,
+    fused AdamW: no HF, no timm."""
+    torch = _torch()
+    layer = torch.nn.TransformerEncoderLayer(
+        1024, 16, 4096, dropout=0.1, activation="gelu", batch_first=True, norm_first=True
+    )
+    model = torch.nn.TransformerEncoder(layer, 12, enable_nested_tensor=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(16, 512, 1024, device="cuda")
+    target = torch.randn(16, 512, 1024, device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.mse_loss(run(x).float(), target))
+    config = {"model": "nn.TransformerEncoder 12 x 1024 pre-norm", "tokens": 16 * 512}
+    return Built(step, 16, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def r3d_video_precision(variant: str) -> Built:
+    """torchvision R3D-18 video classifier (3D convolutions) trained on 16 clips of 16 x 112 x 112
+    frames, SGD with momentum: default flags (FP32, cuDNN TF32, NCDHW) vs BF16 autocast +
+    channels_last_3d."""
+    torch = _torch()
+    import torchvision
+
+    fixed = variant == "fixed"
+    fmt = torch.channels_last_3d if fixed else torch.contiguous_format
+    model = torchvision.models.video.r3d_18(weights=None, num_classes=400).cuda()
+    model = model.to(memory_format=fmt)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(16, 3, 16, 112, 112, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 400, (16,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), bf16=fixed)
+    config = {"model": "torchvision r3d_18", "clip": "16x3x16x112x112", "optimizer": "SGD"}
+    return Built(
+        step, 16, {**config, "autocast": "bf16" if fixed else None, "channels_last": fixed}
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1551,6 +1641,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vit_s_grad_accumulation,
         effnetv2_eval_host_preds,
         convnext_channels_last,
+        mixtral_moe_experts,
+        nn_transformer_healthy,
+        r3d_video_precision,
     )
 }
 
