@@ -14,6 +14,7 @@ FLOPs and max_memory_allocated. The labels (what each run really is) are in labe
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -1518,8 +1519,10 @@ def mixtral_moe_experts(variant: str) -> Built:
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
 
     def train_step(impl: str) -> Callable[[], None]:
-        model = MixtralForCausalLM._from_config(cfg, experts_implementation=impl)
-        assert getattr(model.config, "_experts_implementation", impl) == impl
+        # a config of its own: the experts read their backend from the config object at every
+        # forward, and _from_config sets it on the object it is given (a shared one let the
+        # eager FLOP twin, built second, switch the grouped_mm model back to the loop)
+        model = MixtralForCausalLM._from_config(copy.deepcopy(cfg), experts_implementation=impl)
         model = model.to(torch.bfloat16).cuda()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
         run = _as_run(torch, model)
@@ -1540,7 +1543,8 @@ def mixtral_moe_experts(variant: str) -> Built:
     # FlopCounterMode has no formula for aten::_grouped_mm: count the eager backend on the same
     # config (every token still goes through two experts, whatever the router picks)
     note = "FlopCounterMode on the eager experts backend, same config (no _grouped_mm formula)"
-    return Built(train_step(impl), 8, config, flop_step=train_step("eager"), flops_note=note)
+    step, twin = train_step(impl), train_step("eager")
+    return Built(step, 8, config, flop_step=twin, flops_note=note)
 
 
 def nn_transformer_healthy(variant: str) -> Built:
