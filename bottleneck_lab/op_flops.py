@@ -153,6 +153,11 @@ def _tiles(name: str, dims, flops: float) -> float:
             a, b = (s[1], s[2]) if base in ("addmm", "baddbmm") and len(s) >= 3 else (s[0], s[1])
             batch = a[0] if len(a) == 3 else 1
             return float(batch * t(a[-2], b[-1]))
+        if base in ("_grouped_mm", "_scaled_grouped_mm"):
+            # every group's rows against its own matrix: tiles of the whole rows, as one product
+            a, b = s[0], s[1]
+            rows = a[0] * a[1] if len(a) == 3 and len(b) == 3 else a[-2]
+            return float(t(rows, b[-1]))
         if "convolution_backward" in base:
             g, w = s[0], s[2]  # grad_output [N, Cout, *spatial], weight [Cout, Cin/g, *k]
             return float(t(g[0] * int(np.prod(g[2:])), w[0]))

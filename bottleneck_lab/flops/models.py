@@ -56,7 +56,7 @@ from .elementwise import (
     _foreach_cost,
     _fused_optimizer_cost,
 )
-from .matmul import _gemm_cost
+from .matmul import _gemm_cost, _grouped_mm_cost
 from .norm import _NORM_SPECS, _norm_cost
 
 __all__ = [
@@ -79,6 +79,8 @@ _OPS: dict[str, Callable[[_Args], OpCost | None]] = {
     "bmm": lambda a: _gemm_cost(a, 0, batched=True),
     "baddbmm": lambda a: _gemm_cost(a, 1, batched=True),
     "_scaled_mm": lambda a: _gemm_cost(a, 0, batched=False, out_dtype_idx=6),
+    "_grouped_mm": lambda a: _grouped_mm_cost(a, offs_idx=2),
+    "_scaled_grouped_mm": lambda a: _grouped_mm_cost(a, offs_idx=4),
     "convolution_backward": _conv_backward_cost,
     "_fused_adam_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),
     "_fused_adamw_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),

@@ -1,5 +1,7 @@
 """Unit tests of the per-op FLOP and byte formulas, with hand-written trace arguments."""
 
+from math import prod
+
 import pytest
 
 from bottleneck_lab.flops.models import COMPUTE_CATEGORIES, OpCost, count_step_flops, op_cost
@@ -58,6 +60,40 @@ def test_scaled_mm_is_fp8_and_writes_out_dtype():
     assert c.flops == 2 * 64 * 128 * 32
     assert c.dtype == "fp8"
     assert c.bytes == 64 * 128 + 128 * 32 + 4 + 4 + 2 * 64 * 32  # bf16 output
+
+
+# an experts layer of 8 experts over 4096 routed rows (tokens x top-k), as the Mixtral holdout's
+# trace records torch._grouped_mm: forward [rows, k] x [experts, k, n], the input gradient the
+# same way, the weight gradient [k, rows] x [rows, n] into one [k, n] per expert
+GROUPED = [BF16, BF16, "int", "", ""]
+
+
+@pytest.mark.parametrize(
+    ("dims", "flops", "out_numel"),
+    [
+        ([[4096, 1024], [8, 1024, 3584], [8], [], []], 2 * 4096 * 1024 * 3584, 4096 * 3584),
+        ([[1024, 4096], [4096, 1792], [8], [], []], 2 * 1024 * 4096 * 1792, 8 * 1024 * 1792),
+        ([[8, 64, 1024], [1024, 512], [8], [], []], 2 * 64 * 1024 * 512, 64 * 512),
+        ([[8, 64, 1024], [8, 1024, 512], [], [], []], 2 * 8 * 64 * 1024 * 512, 8 * 64 * 512),
+    ],
+    ids=["rows-split", "inner-split", "columns-split", "batched"],
+)
+def test_grouped_mm_counts_every_row_through_one_matrix(dims, flops, out_numel):
+    types = GROUPED if dims[2] else [BF16, BF16, "", "", ""]  # no offsets: a batched product
+    c = cost("aten::_grouped_mm", dims, types)
+    assert c.flops == flops and (c.dtype, c.category) == ("bf16", "gemm")
+    a, b = dims[0], dims[1]
+    offs = 4 * dims[2][0] if dims[2] else 0
+    assert c.bytes == 2 * (prod(a) + prod(b) + out_numel) + offs
+
+
+def test_scaled_grouped_mm_reads_its_offsets_after_the_scales():
+    c = cost(
+        "aten::_scaled_grouped_mm",
+        [[4096, 1024], [8, 1024, 3584], [4096], [8, 3584], [8], [], [], [], []],
+        ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", F32, F32, "int", "", "", "", ""],
+    )
+    assert c.flops == 2 * 4096 * 1024 * 3584 and c.dtype == "fp8"
 
 
 def test_gemm_with_mismatched_inner_dim_is_rejected():
