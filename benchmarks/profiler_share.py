@@ -47,6 +47,7 @@ def main() -> int:
         + labels.HOLDOUT10
         + labels.HOLDOUT11
         + labels.HOLDOUT12
+        + labels.HOLDOUT13
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

@@ -784,6 +784,42 @@ HOLDOUT12: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 13 (2026-11-24, eleventh session), labels and rules written and committed before any
+# of them ran on a GPU: two anti-patterns of real training code, torch.cuda.empty_cache() after
+# every step (HF GPT-2) and a weight EMA updated by a Python loop over the parameters (timm
+# ViT-B/16), and a speech-to-text model (HF Whisper config, healthy). Rules, fixed in advance:
+# the single run and both fixed runs are healthy. The empty_cache pair's bad run has
+# memory_capacity (allocator churn: cudaMalloc/cudaFree in the steps) or sync_stall (the
+# device-wide frees synchronise) as its diagnosis if dropping the call measures >= 10% saving
+# (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise; its predicted saving is its top finding's
+# share. The EMA pair's bad run is launch_overhead (or host_bound, the analyzer's other name for a
+# GPU starved by the host) if the foreach update measures >= 10%, healthy otherwise; its
+# predicted saving is launch_overhead's share. A run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead; fusion is allowed where
+# torch.compile(model) measures >= 10% faster on the fixed (single) run in the capture's session.
+# The outcome of each rule is written here after capture.
+HOLDOUT13: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_empty_cache",
+        "HF GPT-2 (124M) training, 8 x 512 tokens, BF16 autocast, fused AdamW: "
+        "torch.cuda.empty_cache() after every step vs not",
+        {"bad": Run(_k("memory_capacity", "sync_stall")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "vit_ema_loop",
+        "timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW, weight EMA after every "
+        "step: a Python loop over the parameters vs torch._foreach_lerp_",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "whisper_healthy",
+        "HF Whisper (config, whisper-base sizes) speech-to-text training, 16 x 30 s of log-mel "
+        "features, 128-token transcripts, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -858,6 +894,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT10
     + HOLDOUT11
     + HOLDOUT12
+    + HOLDOUT13
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

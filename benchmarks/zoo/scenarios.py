@@ -1587,6 +1587,85 @@ def r3d_video_precision(variant: str) -> Built:
     )
 
 
+# ---- holdout 13 ---------------------------------------------------------------------------------
+
+
+def gpt2_empty_cache(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 512 tokens, BF16 autocast, fused AdamW: torch.cuda.
+    empty_cache() after every step, as code does "to avoid OOM" (bad; the caching allocator
+    hands its blocks back and the next step allocates them again), vs not (fixed)."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    empty = variant == "bad"
+    train = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
+
+    def step():
+        train()
+        if empty:
+            torch.cuda.empty_cache()
+
+    config = {"model": "gpt2-124M", "tokens": 8 * 512, "autocast": "bf16"}
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "empty_cache_each_step": empty})
+
+
+def vit_ema_loop(variant: str) -> Built:
+    """timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW, with an exponential moving
+    average of the weights updated after every step: a Python loop over the parameters (bad; two
+    kernels per parameter, as older EMA helpers do) vs one torch._foreach_lerp_ (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda()
+    ema = [p.detach().clone() for p in model.parameters()]
+    params = [p.detach() for p in model.parameters()]
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    train = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    loop = variant == "bad"
+
+    def step():
+        train()
+        with torch.no_grad():
+            if loop:
+                for e, p in zip(ema, params):
+                    e.mul_(0.999).add_(p, alpha=0.001)
+            else:
+                torch._foreach_lerp_(ema, params, 0.001)
+
+    config = {"model": "timm vit_base_patch16_224", "autocast": "bf16", "optimizer": "AdamW(fused)"}
+    return Built(step, 64, {**config, "ema": "python loop" if loop else "foreach_lerp_"})
+
+
+def whisper_healthy(variant: str) -> Built:
+    """HF Whisper (config: whisper-base sizes, 6 + 6 layers, d_model 512) speech-to-text training
+    on 16 x 30 s of random 80-band log-mel features and 128-token transcripts, BF16 autocast,
+    fused AdamW."""
+    torch = _torch()
+    from transformers import WhisperConfig, WhisperForConditionalGeneration
+
+    cfg = WhisperConfig(
+        d_model=512,
+        encoder_layers=6,
+        decoder_layers=6,
+        encoder_attention_heads=8,
+        decoder_attention_heads=8,
+        encoder_ffn_dim=2048,
+        decoder_ffn_dim=2048,
+    )
+    feats = torch.randn(16, 80, 3000, device="cuda")
+    labels = torch.randint(0, cfg.vocab_size, (16, 128), device="cuda")
+    return _hf_train(
+        torch,
+        WhisperForConditionalGeneration(cfg),
+        lambda m: m(input_features=feats, labels=labels).loss,
+        16,
+        {"model": "whisper-base (config)", "audio_s": 16 * 30, "tokens": 16 * 128},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1648,6 +1727,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mixtral_moe_experts,
         nn_transformer_healthy,
         r3d_video_precision,
+        gpt2_empty_cache,
+        vit_ema_loop,
+        whisper_healthy,
     )
 }
 
