@@ -154,10 +154,16 @@ def _tiles(name: str, dims, flops: float) -> float:
             batch = a[0] if len(a) == 3 else 1
             return float(batch * t(a[-2], b[-1]))
         if base in ("_grouped_mm", "_scaled_grouped_mm"):
-            # every group's rows against its own matrix: tiles of the whole rows, as one product
+            # one output per group where the groups split the inner dimension (a weight
+            # gradient) or batch the product; where they split rows or columns, tiles of the
+            # whole rows or columns (ragged edges aside)
             a, b = s[0], s[1]
-            rows = a[0] * a[1] if len(a) == 3 and len(b) == 3 else a[-2]
-            return float(t(rows, b[-1]))
+            if len(a) == len(b) == 3:
+                return float(a[0] * t(a[1], b[2]))
+            if len(a) == len(b) == 2:
+                offs = next((x for x in s[2:] if len(x) == 1), [1])  # [groups]
+                return float(offs[0] * t(a[0], b[1]))
+            return float(t(a[-2], b[-1]))
         if "convolution_backward" in base:
             g, w = s[0], s[2]  # grad_output [N, Cout, *spatial], weight [Cout, Cin/g, *k]
             return float(t(g[0] * int(np.prod(g[2:])), w[0]))

@@ -45,6 +45,8 @@ def _grouped_mm_flops(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     operands (its weight gradient, one output per group), or the columns of a 2-D `b`; two 3-D
     operands are a batched product. Every row meets one group's matrix, so the FLOPs are those of
     one product of the whole rows, whatever the split."""
+    if a[-1] != b[-2] or (len(a) == len(b) == 3 and a[0] != b[0]):
+        raise ValueError("grouped_mm shapes differ")
     if len(a) == 2 and len(b) == 3:  # [tokens, k] x [groups, k, n]
         return 2 * a[0] * a[1] * b[2]
     if len(a) == 2 and len(b) == 2:  # [m, tokens] x [tokens, n] -> [groups, m, n]

@@ -88,12 +88,27 @@ def test_grouped_mm_counts_every_row_through_one_matrix(dims, flops, out_numel):
 
 
 def test_scaled_grouped_mm_reads_its_offsets_after_the_scales():
+    fp8 = "c10::Float8_e4m3fn"
     c = cost(
         "aten::_scaled_grouped_mm",
         [[4096, 1024], [8, 1024, 3584], [4096], [8, 3584], [8], [], [], [], []],
-        ["c10::Float8_e4m3fn", "c10::Float8_e4m3fn", F32, F32, "int", "", "", "", ""],
+        [fp8, fp8, F32, F32, "int", "", "", "", ""],
     )
     assert c.flops == 2 * 4096 * 1024 * 3584 and c.dtype == "fp8"
+    # a weight gradient: one [1024, 1792] output per group, the groups read from offs (index 4)
+    wgrad = cost(
+        "aten::_scaled_grouped_mm",
+        [[1024, 4096], [4096, 1792], [1024], [1792], [8], [], [], [], []],
+        [fp8, fp8, F32, F32, "int", "", "", "", ""],
+    )
+    assert wgrad.bytes == 1024 * 4096 + 4096 * 1792 + 4 * (1024 + 1792 + 8) + 2 * 8 * 1024 * 1792
+
+
+def test_grouped_mm_with_mismatched_inner_dims_is_rejected():
+    assert (
+        op_cost("aten::_grouped_mm", [[16, 1024], [8, 999, 3584], [8]], GROUPED[:3], None) is None
+    )
+    assert op_cost("aten::_grouped_mm", [[4, 64, 32], [8, 32, 16]], [BF16, BF16], None) is None
 
 
 def test_gemm_with_mismatched_inner_dim_is_rejected():
