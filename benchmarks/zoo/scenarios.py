@@ -1598,7 +1598,8 @@ def gpt2_empty_cache(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
     empty = variant == "bad"
-    train = _train_step(torch, opt, lambda: model(input_ids=ids, labels=ids).loss)
+    run = _as_run(torch, model)
+    train = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
 
     def step():
         train()
