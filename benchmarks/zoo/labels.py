@@ -803,20 +803,35 @@ HOLDOUT13: tuple[Scenario, ...] = (
         "gpt2_empty_cache",
         "HF GPT-2 (124M) training, 8 x 512 tokens, BF16 autocast, fused AdamW: "
         "torch.cuda.empty_cache() after every step vs not",
-        {"bad": Run(_k("memory_capacity", "sync_stall")), "fixed": HEALTHY},
+        # measured: 52.89 -> 42.38 ms (19.9% saved): the bad run's label stands. GPU busy 27.71
+        # of 52.89 ms (52%) and 26.63 of 42.38 ms (63%): host_bound and launch_overhead allowed
+        # on both. torch.compile(model) measured 44.83 -> 22.86 ms (49.0%) on the fixed run, in
+        # a second lease: the first measurement ran eager twice (the builder did not call the
+        # model through _as_run; fixed), so fusion is allowed on both
+        {
+            "bad": Run(
+                _k("memory_capacity", "sync_stall"), _k("fusion", "host_bound", "launch_overhead")
+            ),
+            "fixed": Run(None, _k("fusion", "host_bound", "launch_overhead")),
+        },
     ),
     Scenario(
         "vit_ema_loop",
         "timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW, weight EMA after every "
         "step: a Python loop over the parameters vs torch._foreach_lerp_",
-        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        # measured: 30.52 -> 29.61 ms (3.0% saved): bad is healthy by the rule. GPU busy 93% and
+        # 103% of the synchronised step; torch.compile(model) measured 29.19 -> 23.39 ms (19.9%)
+        # on the fixed run: fusion allowed on both
+        {"bad": COMPILES_FASTER, "fixed": COMPILES_FASTER},
         fix_kind="launch_overhead",
     ),
     Scenario(
         "whisper_healthy",
         "HF Whisper (config, whisper-base sizes) speech-to-text training, 16 x 30 s of log-mel "
         "features, 128-token transcripts, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # GPU busy 38.39 of 69.27 ms (55%): host_bound and launch_overhead allowed;
+        # torch.compile(model) measured 66.60 -> 49.87 ms (25.1%): fusion allowed
+        {"healthy": Run(None, _k("fusion", "host_bound", "launch_overhead"))},
     ),
 )
 
