@@ -48,6 +48,7 @@ def main() -> int:
         + labels.HOLDOUT11
         + labels.HOLDOUT12
         + labels.HOLDOUT13
+        + labels.HOLDOUT14
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

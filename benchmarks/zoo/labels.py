@@ -835,6 +835,42 @@ HOLDOUT13: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 14 (2026-11-24, eleventh session), labels and rules written and committed before any
+# of them ran on a GPU: mixup done in numpy on the host (ResNet-50; the batch copied to the host
+# and back each step) against in torch on the GPU, DCGAN at the paper's batch of 64 against 512
+# (two models, two optimizers, transposed convolutions), and knowledge distillation (a ResNet-50
+# teacher under no_grad, a ResNet-18 student; healthy). Rules, fixed in advance: the single run
+# and both fixed runs are healthy. The mixup pair's bad run has host_bound, sync_stall or memcpy
+# as its diagnosis (the host's numpy work, the read of the batch that waits for the GPU, the
+# pageable copies) if the GPU mixup measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT), healthy
+# otherwise; its predicted saving is its top finding's share. The DCGAN pair's bad run is
+# small_batch or launch_overhead if batch 512 saves >= 10% per sample, healthy otherwise; its
+# predicted saving is small_batch's share. A run whose GPU is busy under 80% of the synchronised
+# step may have host_bound and launch_overhead; fusion is allowed where torch.compile(model)
+# measures >= 10% faster on the fixed (single) run in the capture's session (the DCGAN step
+# calls its two models directly, so it is not measured and fusion is not allowed there). The
+# outcome of each rule is written here after capture.
+HOLDOUT14: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_host_mixup",
+        "torchvision ResNet-50 training, batch 128, BF16 + channels_last, fused AdamW, mixup: "
+        "numpy on the host (batch copied down and back) vs torch on the GPU",
+        {"bad": Run(_k("host_bound", "sync_stall", "memcpy")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "dcgan_small_batch",
+        "DCGAN 64 x 64 (G + D, Adam foreach, BF16 autocast): batch 64 vs 512",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "distillation_healthy",
+        "knowledge distillation: ResNet-50 teacher (eval, no_grad) -> ResNet-18 student, batch "
+        "128, BF16 + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -910,6 +946,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT11
     + HOLDOUT12
     + HOLDOUT13
+    + HOLDOUT14
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

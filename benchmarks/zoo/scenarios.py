@@ -1667,6 +1667,129 @@ def whisper_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 14 ---------------------------------------------------------------------------------
+
+
+def resnet50_host_mixup(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 128, BF16 autocast + channels_last, fused AdamW,
+    with mixup (a Beta(0.4, 0.4) blend of the batch with a shuffled copy of itself): done in
+    numpy on the host, the batch copied down and back every step (bad), vs in torch on the GPU
+    (fixed)."""
+    torch = _torch()
+    import numpy as np
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    rng = np.random.default_rng(0)
+    on_host = variant == "bad"
+    run = _as_run(torch, model)
+
+    def mixed():
+        lam = float(rng.beta(0.4, 0.4))
+        if on_host:
+            xb = x.cpu().numpy()
+            perm = rng.permutation(len(xb))
+            out = torch.from_numpy(lam * xb + (1 - lam) * xb[perm]).cuda()
+        else:
+            perm = torch.randperm(len(x), device="cuda")
+            out = lam * x + (1 - lam) * x[perm]
+        return out.contiguous(memory_format=torch.channels_last), lam, perm
+
+    def loss_of():
+        xm, lam, perm = mixed()
+        logits = run(xm)
+        ce = torch.nn.functional.cross_entropy
+        perm = torch.as_tensor(perm, device="cuda")
+        return lam * ce(logits, y) + (1 - lam) * ce(logits, y[perm])
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "resnet50", "autocast": "bf16", "channels_last": True}
+    return Built(step, 128, {**config, "mixup": "numpy on the host" if on_host else "torch on GPU"})
+
+
+def _dcgan(torch, nz: int = 100):
+    """DCGAN's generator and discriminator for 64 x 64 RGB images (Radford et al.)."""
+    nn = torch.nn
+    g = nn.Sequential(
+        nn.ConvTranspose2d(nz, 512, 4, 1, 0, bias=False), nn.BatchNorm2d(512), nn.ReLU(True),
+        nn.ConvTranspose2d(512, 256, 4, 2, 1, bias=False), nn.BatchNorm2d(256), nn.ReLU(True),
+        nn.ConvTranspose2d(256, 128, 4, 2, 1, bias=False), nn.BatchNorm2d(128), nn.ReLU(True),
+        nn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
+        nn.ConvTranspose2d(64, 3, 4, 2, 1, bias=False), nn.Tanh(),
+    )  # fmt: skip
+    d = nn.Sequential(
+        nn.Conv2d(3, 64, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, True),
+        nn.Conv2d(64, 128, 4, 2, 1, bias=False), nn.BatchNorm2d(128), nn.LeakyReLU(0.2, True),
+        nn.Conv2d(128, 256, 4, 2, 1, bias=False), nn.BatchNorm2d(256), nn.LeakyReLU(0.2, True),
+        nn.Conv2d(256, 512, 4, 2, 1, bias=False), nn.BatchNorm2d(512), nn.LeakyReLU(0.2, True),
+        nn.Conv2d(512, 1, 4, 1, 0, bias=False), nn.Flatten(),
+    )  # fmt: skip
+    return g.cuda(), d.cuda()
+
+
+def dcgan_small_batch(variant: str) -> Built:
+    """DCGAN on 64 x 64 images, the discriminator and then the generator updated each step with
+    Adam (betas 0.5, 0.999, PyTorch's default foreach), BF16 autocast: batch 64 as the paper's
+    recipe (bad) vs batch 512 (fixed)."""
+    torch = _torch()
+    batch = 512 if variant == "fixed" else 64
+    g, d = _dcgan(torch)
+    opt_g = torch.optim.Adam(g.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    opt_d = torch.optim.Adam(d.parameters(), lr=2e-4, betas=(0.5, 0.999))
+    real = torch.rand(batch, 3, 64, 64, device="cuda") * 2 - 1
+    ones = torch.ones(batch, 1, device="cuda")
+    zeros = torch.zeros(batch, 1, device="cuda")
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+
+    def step():
+        z = torch.randn(batch, 100, 1, 1, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            fake = g(z)
+            loss_d = bce(d(real), ones) + bce(d(fake.detach()), zeros)
+        opt_d.zero_grad(set_to_none=True)
+        loss_d.backward()
+        opt_d.step()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss_g = bce(d(fake), ones)
+        opt_g.zero_grad(set_to_none=True)
+        loss_g.backward()
+        opt_g.step()
+
+    config = {"model": "DCGAN 64x64 (G + D)", "autocast": "bf16", "optimizer": "Adam(foreach)"}
+    return Built(step, batch, config)
+
+
+def distillation_healthy(variant: str) -> Built:
+    """Knowledge distillation: a torchvision ResNet-50 teacher in eval under no_grad and a
+    ResNet-18 student trained on the teacher's softened logits (KL at temperature 4) plus the
+    labels, batch 128, BF16 autocast + channels_last, fused AdamW on the student."""
+    torch = _torch()
+    import torchvision
+
+    cl = torch.channels_last
+    teacher = torchvision.models.resnet50(weights=None).cuda().eval().to(memory_format=cl)
+    student = torchvision.models.resnet18(weights=None).cuda().to(memory_format=cl)
+    opt = torch.optim.AdamW(student.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=cl)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, student)
+    f = torch.nn.functional
+
+    def loss_of():
+        with torch.no_grad():
+            soft = f.log_softmax(teacher(x).float() / 4, -1)
+        logits = run(x).float()
+        kd = f.kl_div(f.log_softmax(logits / 4, -1), soft, log_target=True, reduction="batchmean")
+        return 16 * kd + f.cross_entropy(logits, y)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "resnet50 teacher -> resnet18 student", "autocast": "bf16"}
+    return Built(step, 128, {**config, "channels_last": True, "optimizer": "AdamW(fused)"})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1731,6 +1854,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gpt2_empty_cache,
         vit_ema_loop,
         whisper_healthy,
+        resnet50_host_mixup,
+        dcgan_small_batch,
+        distillation_healthy,
     )
 }
 
