@@ -33,7 +33,11 @@ def per_step_idle(frame, owner: str = "host_bound") -> np.ndarray:
     dur = gaps["dur"].to_numpy()
     high = facts.PROFILER_SHARE_OF_HOST_OP_HIGH / facts.PROFILER_SHARE_OF_HOST_OP
     per_op = high * facts.profiler_us_per_op(frame)
-    op_step = frame.cpu_ops["step"].to_numpy()
+    ops = frame.cpu_ops
+    op_step = ops["step"].to_numpy()
+    main = facts.main_thread(frame)
+    if main is not None:  # the launching process's ops, as facts.ops_in_steps counts them
+        op_step = np.where(ops["pid"].to_numpy() == main[0], op_step, -1)
     host = np.isin(gaps["cause"], facts.HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
     mine = facts.gap_owners(frame) == owner
     out = []
