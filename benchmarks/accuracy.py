@@ -38,6 +38,16 @@ def trace_path(scenario: labels.Scenario, variant: str) -> Path:
     return d if d.is_dir() else base / f"{variant}.json.gz"
 
 
+def captured_runs():
+    """(scenario, variant, label, trace path) for each labelled run whose trace is on disk (a
+    file, or a directory of per-rank files)."""
+    for scenario in labels.ALL:
+        for variant, run in scenario.runs.items():
+            path = trace_path(scenario, variant)
+            if path.exists():
+                yield scenario, variant, run, path
+
+
 def _metas(path: Path) -> list[dict]:
     files = (
         sorted(path.glob("*.meta.json"))

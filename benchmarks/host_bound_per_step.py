@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "zoo")]
 
 import accuracy  # noqa: E402
-import labels  # noqa: E402
 
 from bottleneck_lab import facts  # noqa: E402
 from bottleneck_lab.detectors._common import cost  # noqa: E402
@@ -51,23 +50,21 @@ def per_step_idle(frame, owner: str = "host_bound") -> np.ndarray:
 
 
 def main() -> int:
-    for s in labels.ALL:
-        for v, run in s.runs.items():
-            path = accuracy.trace_path(s, v)
-            if not path.is_file():
-                continue
-            frame = load_frame(path)
-            if not frame.has_gpu or not len(frame.steps) or not len(facts.idle_gaps(frame)):
-                continue
-            now = cost(frame, facts.host_idle_at_high_profiler_share(frame, "host_bound"))[1]
-            steps = per_step_idle(frame)
-            least = cost(frame, steps.min() * len(steps))[1]
-            median = cost(frame, np.median(steps) * len(steps))[1]
-            if now >= 3 or least >= 3:
-                print(
-                    f"{s.name:32s} {v:8s} allowed: {'host_bound' in run.acceptable()!s:5s} "
-                    f"now {now:5.1f}%  per step, least {least:5.1f}%  median {median:5.1f}%"
-                )
+    for s, v, run, path in accuracy.captured_runs():
+        if not path.is_file():
+            continue
+        frame = load_frame(path)
+        if not frame.has_gpu or not len(frame.steps) or not len(facts.idle_gaps(frame)):
+            continue
+        now = cost(frame, facts.host_idle_at_high_profiler_share(frame, "host_bound"))[1]
+        steps = per_step_idle(frame)
+        least = cost(frame, steps.min() * len(steps))[1]
+        median = cost(frame, np.median(steps) * len(steps))[1]
+        if now >= 3 or least >= 3:
+            print(
+                f"{s.name:32s} {v:8s} allowed: {'host_bound' in run.acceptable()!s:5s} "
+                f"now {now:5.1f}%  per step, least {least:5.1f}%  median {median:5.1f}%"
+            )
     return 0
 
 

@@ -251,6 +251,21 @@ def gpt2_generate_b1(variant: str) -> Built:
 _JPEG_DIR = Path("/tmp/zoo_jpegs")
 
 
+def _endless(loader) -> Callable[[], Any]:
+    """A function returning the loader's next batch, starting a new epoch when one ends."""
+    it = iter(())
+
+    def next_batch():
+        nonlocal it
+        try:
+            return next(it)
+        except StopIteration:
+            it = iter(loader)
+            return next(it)
+
+    return next_batch
+
+
 def _make_jpegs(n: int = 1024, size: int = 256) -> list[Path]:
     import numpy as np
     from PIL import Image
@@ -313,15 +328,7 @@ def jpeg_loader(variant: str) -> Built:
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
     mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
     std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
-    it = iter(())
-
-    def next_batch():
-        nonlocal it
-        try:
-            return next(it)
-        except StopIteration:
-            it = iter(loader)
-            return next(it)
+    next_batch = _endless(loader)
 
     def step():
         x, y = next_batch()
@@ -1372,15 +1379,7 @@ def audio_mel_loader(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
     gpu_mel = _log_mel().cuda() if fixed else None
     run = _as_run(torch, model)
-    it = iter(())
-
-    def next_batch():
-        nonlocal it
-        try:
-            return next(it)
-        except StopIteration:
-            it = iter(loader)
-            return next(it)
+    next_batch = _endless(loader)
 
     def step():
         x, y = next_batch()
