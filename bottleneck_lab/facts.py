@@ -241,13 +241,14 @@ def first_call_ops(frame: TraceFrame) -> pd.DataFrame:
     c = _cache(frame)
     if "first_calls" not in c:
         multi = len(frame.steps) > 1
+        starting = bool(len(startup_calls(frame)))
         warmed_up = frame.has_steps and int(frame.steps["step"].iloc[0]) >= 1
-        if warmed_up and not len(startup_calls(frame)):
-            c["first_calls"] = frame.cpu_ops.iloc[:0]
-            return c["first_calls"]
-        found = _slow_first_calls(frame, first_step_only=multi)
-        if multi and (len(found) or len(startup_calls(frame))):
-            found = _slow_first_calls(frame, first_step_only=False)
+        if warmed_up and not starting:
+            found = frame.cpu_ops.iloc[:0]
+        else:
+            found = _slow_first_calls(frame, first_step_only=multi)
+            if multi and (len(found) or starting):
+                found = _slow_first_calls(frame, first_step_only=False)
         c["first_calls"] = found
     return c["first_calls"]
 
