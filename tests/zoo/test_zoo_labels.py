@@ -108,3 +108,18 @@ def test_zoo_has_what_the_issue_asks_for():
         (s.name, v) for s in zoo for v, run in s.runs.items() if run.healthy and not run.allowed
     ]
     assert len(healthy) >= 4, healthy
+
+
+@pytest.mark.parametrize("run", sorted(labels.COMPILE_SAVING_PCT))
+def test_compile_measurements_agree_with_the_fusion_labels(run):
+    """A run allows fusion exactly where torch.compile(model) measured >= 10% faster every time
+    (COMPILES_FASTER); the table names only labelled runs, and a pair built as eager vs compiled
+    (llama_compile, swin_t_compile, t5_compile) records the pair's own measured saving."""
+    name, variant = run.split("/")
+    scenario = labels.BY_NAME[name]
+    measured = labels.COMPILE_SAVING_PCT[run]
+    fast = min(measured) >= labels.CONDITIONAL_MIN_SAVING_PCT
+    assert ("fusion" in scenario.runs[variant].acceptable()) == fast, measured
+    if name.endswith("_compile"):
+        pair = accuracy.score_pair(scenario, scored(name, "bad"))
+        assert measured == (round(pair.measured_saving_pct, 1),), pair
