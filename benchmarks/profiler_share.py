@@ -49,6 +49,7 @@ def main() -> int:
         + labels.HOLDOUT12
         + labels.HOLDOUT13
         + labels.HOLDOUT14
+        + labels.HOLDOUT15
     }
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:

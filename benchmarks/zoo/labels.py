@@ -886,6 +886,41 @@ HOLDOUT14: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 15 (2026-11-24, twelfth session), labels and rules written and committed before any of
+# them ran on a GPU, after memcpy learned round trips through the host on holdout 14's mixup: two
+# other ways a training step sends data to the host. A ViT-S/16 whose random crop and flip run in
+# numpy on the host, the batch coming back as uint8 (a round trip whose copy up is a quarter of
+# the copy down's bytes), against the same augmentation in torch on the GPU; and ResNet-50 with
+# online hard-example mining, the 128 per-sample losses ranked by numpy on the host and the
+# chosen indices copied back (a sync, but a few hundred bytes each way), against torch.topk on
+# the GPU. Rules, fixed in advance: both fixed runs are healthy. The augmentation pair's bad run
+# has memcpy, sync_stall or host_bound as its diagnosis if the GPU augmentation measures >= 10%
+# saving (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise; its predicted saving is its top
+# finding's share. The mining pair's bad run has sync_stall as its diagnosis if torch.topk
+# measures >= 10% saving, healthy otherwise (then sync_stall or memcpy >= medium on it is a false
+# alarm); its predicted saving is sync_stall's share. A run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead; fusion is allowed on both runs of a
+# pair where torch.compile(model) measures >= 10% faster on its fixed run in the capture's
+# session. The outcome of each rule is written here after capture.
+HOLDOUT15: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_host_augment",
+        "timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, random crop + flip: numpy "
+        "on the host (batch down as float32, back as uint8) vs torch on the GPU",
+        {
+            "bad": Run(_k("memcpy", "sync_stall", "host_bound"), _k("launch_overhead")),
+            "fixed": HEALTHY,
+        },
+    ),
+    Scenario(
+        "resnet50_ohem_host_topk",
+        "torchvision ResNet-50 training, batch 128, BF16 + channels_last, fused AdamW, hardest "
+        "half of the batch kept: numpy argsort of the losses on the host vs torch.topk on the GPU",
+        {"bad": Run(_k("sync_stall"), _k("host_bound", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -962,6 +997,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT12
     + HOLDOUT13
     + HOLDOUT14
+    + HOLDOUT15
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

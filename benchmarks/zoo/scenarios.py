@@ -1709,6 +1709,79 @@ def resnet50_host_mixup(variant: str) -> Built:
     return Built(step, 128, {**config, "mixup": "numpy on the host" if on_host else "torch on GPU"})
 
 
+def vit_host_augment(variant: str) -> Built:
+    """timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, with a random crop (4-pixel
+    reflect pad, one shift per batch) and a per-sample horizontal flip each step: in numpy on
+    the host, the batch coming back as uint8 and rescaled on the GPU (bad), vs in torch on the
+    GPU (fixed)."""
+    torch = _torch()
+    import numpy as np
+    import timm
+
+    model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.rand(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    rng = np.random.default_rng(0)
+    on_host = variant == "bad"
+    run = _as_run(torch, model)
+
+    def augmented():
+        dy, dx = (int(v) for v in rng.integers(0, 9, 2))
+        flip = rng.random(len(x)) < 0.5
+        if on_host:
+            xb = x.cpu().numpy()
+            xb = np.pad(xb, ((0, 0), (0, 0), (4, 4), (4, 4)), mode="reflect")
+            xb = xb[:, :, dy : dy + 224, dx : dx + 224]
+            xb = np.where(flip[:, None, None, None], xb[..., ::-1], xb)
+            u8 = torch.from_numpy(np.ascontiguousarray(xb * 255).astype(np.uint8)).cuda()
+            return u8.float() / 255
+        xp = torch.nn.functional.pad(x, (4, 4, 4, 4), mode="reflect")[
+            :, :, dy : dy + 224, dx : dx + 224
+        ]
+        mask = torch.from_numpy(flip).to("cuda", non_blocking=True)[:, None, None, None]
+        return torch.where(mask, xp.flip(3), xp)
+
+    def loss_of():
+        return torch.nn.functional.cross_entropy(run(augmented()), y)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "timm vit_small_patch16_224", "autocast": "bf16"}
+    where = "numpy on the host, back as uint8" if on_host else "torch on GPU"
+    return Built(step, 128, {**config, "augmentation": where})
+
+
+def resnet50_ohem_host_topk(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 128, BF16 + channels_last, fused AdamW, with online
+    hard-example mining: the per-sample losses ranked and the hardest half kept, by numpy on the
+    host (the 128 losses copied down, the chosen indices copied back: a sync each step) (bad),
+    vs torch.topk on the GPU (fixed)."""
+    torch = _torch()
+    import numpy as np
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda").contiguous(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    on_host = variant == "bad"
+    run = _as_run(torch, model)
+
+    def loss_of():
+        losses = torch.nn.functional.cross_entropy(run(x), y, reduction="none")
+        if on_host:
+            hardest = np.argsort(-losses.detach().float().cpu().numpy())[:64]
+            keep = torch.from_numpy(hardest).cuda()
+        else:
+            keep = torch.topk(losses.detach(), 64).indices
+        return losses[keep].mean()
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "resnet50", "autocast": "bf16", "channels_last": True}
+    where = "numpy argsort on the host" if on_host else "torch.topk on GPU"
+    return Built(step, 128, {**config, "hard_example_mining": where})
+
+
 def _dcgan(torch, nz: int = 100):
     """DCGAN's generator and discriminator for 64 x 64 RGB images (Radford et al.)."""
     nn = torch.nn
@@ -1856,6 +1929,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnet50_host_mixup,
         dcgan_small_batch,
         distillation_healthy,
+        vit_host_augment,
+        resnet50_ohem_host_topk,
     )
 }
 
