@@ -156,16 +156,17 @@ def sync_calls(frame: TraceFrame) -> pd.DataFrame:
         is_sync = named.copy()
         is_sync[launch[blocking]] = True
         # A blocking host-to-device copy is a copy problem (pageable memory, no non_blocking), not
-        # a read of GPU values: the memcpy finding owns the idle it causes.
-        # (pageable copies block inside the copy call, or in the cudaStreamSynchronize that the
-        # same aten op issues right after it).
-        h2d_launch = launch[copies["copy_kind"].to_numpy() == "HtoD"]
-        h2d = np.zeros(len(rt), dtype=bool)
-        h2d[launch[blocking & (copies["copy_kind"].to_numpy() == "HtoD")]] = True
+        # a read of GPU values, and so is a round trip's copy down (round_trips): the memcpy
+        # finding owns the idle they cause (`copy_owned`). Pageable copies block inside the copy
+        # call, or in the cudaStreamSynchronize that the same aten op issues right after it.
+        h2d = copies["copy_kind"].to_numpy() == "HtoD"
+        trip_down = copies.index.isin(round_trips(frame)["down"])
+        owned = np.zeros(len(rt), dtype=bool)
+        owned[launch[blocking & (h2d | trip_down)]] = True
         rt_op = rt["op"].to_numpy()
-        copy_ops = rt_op[h2d_launch]
-        h2d |= named & np.isin(rt_op, copy_ops[copy_ops >= 0])
-        c["syncs"] = rt.loc[is_sync].assign(h2d_copy=h2d[is_sync])
+        copy_ops = rt_op[launch[h2d | trip_down]]
+        owned |= named & np.isin(rt_op, copy_ops[copy_ops >= 0])
+        c["syncs"] = rt.loc[is_sync].assign(copy_owned=owned[is_sync])
     return c["syncs"]
 
 
@@ -336,10 +337,11 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
         "launches_in_gap",
         "dataloader_us",
         "sync_call",
-        "sync_is_h2d_copy",
+        "sync_is_copy",
         "profiler_us",
         "exposed_us",
         "in_startup",
+        "in_round_trip",
     ]
     if device is None or not len(frame.steps):
         return pd.DataFrame(columns=cols)
@@ -388,14 +390,14 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
 
     sy = sync_calls(frame)
     sync_name = np.full(n, None, dtype=object)
-    sync_h2d = np.zeros(n, dtype=bool)
+    sync_copy = np.zeros(n, dtype=bool)
     if len(sy):
         sy = sy.sort_values("ts")
         # The sync call that was running when the gap began (the queue drained under it).
         owner = _covering_index(sy["ts"].to_numpy(), sy["end"].to_numpy(), gs)
         names = sy["name"].astype(object).to_numpy()
         sync_name = np.where(owner >= 0, names[np.maximum(owner, 0)], None)
-        sync_h2d = (owner >= 0) & sy["h2d_copy"].to_numpy()[np.maximum(owner, 0)]
+        sync_copy = (owner >= 0) & sy["copy_owned"].to_numpy()[np.maximum(owner, 0)]
 
     # The next op had not even been launched when the GPU went idle (or nothing more ran in the
     # step: the host never gave the GPU more work).
@@ -428,7 +430,13 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     ss, se = startup_spans(frame)
     starting = iv.overlap_with(ss, se, gs, ge) >= 0.5 * dur if len(ss) else np.zeros(n, bool)
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
-    profiler_us = _profiler_us_of_gaps(dur, np.isin(cause, HOST_CAUSES) & ~starting, recorded)
+    # Gaps inside a round trip through the host (round_trips): the host works on the tensor there
+    # in numpy or PIL, which records no ops for the profiler to slow.
+    trips = round_trips(frame) if device == main_device(frame) else round_trips(frame)[:0]
+    hs, he = trips["host_start"].to_numpy(float), trips["host_end"].to_numpy(float)
+    in_trip = iv.overlap_with(hs, he, gs, ge) >= 0.5 * dur if len(trips) else np.zeros(n, bool)
+    profiled = np.isin(cause, HOST_CAUSES) & ~starting & ~in_trip
+    profiler_us = _profiler_us_of_gaps(dur, profiled, recorded)
     return pd.DataFrame(
         {
             "start": gs,
@@ -441,10 +449,11 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
             "launches_in_gap": launches_in_gap,
             "dataloader_us": dl_us,
             "sync_call": sync_name,
-            "sync_is_h2d_copy": sync_h2d,
+            "sync_is_copy": sync_copy,
             "profiler_us": profiler_us,
             "exposed_us": dur - profiler_us,
             "in_startup": starting,
+            "in_round_trip": in_trip,
         }
     )
 
@@ -532,11 +541,66 @@ def compile_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
     return c["compile_spans"]
 
 
+# A tensor that goes to the host and comes back: numpy/PIL work on a GPU batch (host-side mixup,
+# augmentation, sampling). Copies under a MiB are reads of scalars and indices, not a batch.
+ROUND_TRIP_MIN_BYTES = 1 << 20
+# The copy back may change dtype on the host (uint8 <-> float32 is 4x)
+ROUND_TRIP_BYTES_RATIO = 4.0
+
+
+def round_trips(frame: TraceFrame) -> pd.DataFrame:
+    """Tensors sent to the host and back within a step: a device-to-host copy on the main device
+    whose next GPU work there is a host-to-device copy of about as many bytes (within
+    ROUND_TRIP_BYTES_RATIO), each at least ROUND_TRIP_MIN_BYTES. The GPU had nothing to do in
+    between: it waited for the host to work on the data. One row per trip: `down` and `up` (the
+    copies' gpu_ops rows), `step`, `start` (the copy down begins), `host_start` (it ended),
+    `host_end` (the copy up begins), `end`, `bytes_down`, `bytes_up`."""
+    c = _cache(frame)
+    if "round_trips" in c:
+        return c["round_trips"]
+    cols = ["down", "up", "step", "start", "host_start", "host_end", "end"]
+    out = pd.DataFrame(columns=cols + ["bytes_down", "bytes_up"])
+    g = frame.gpu_ops
+    dev = main_device(frame)
+    w = g.loc[(g["device"] == dev) & (g["step"] >= 0) & g["kind"].isin(("kernel", "memcpy"))]
+    if len(w) >= 2:
+        w = w.sort_values("ts", kind="stable")
+        kind = np.where(w["kind"].to_numpy() == "memcpy", w["copy_kind"].to_numpy(), "")
+        nbytes = w["bytes"].to_numpy(dtype=float)
+        step = w["step"].to_numpy()
+        lo, hi = np.minimum(nbytes[:-1], nbytes[1:]), np.maximum(nbytes[:-1], nbytes[1:])
+        trip = (
+            (kind[:-1] == "DtoH")
+            & (kind[1:] == "HtoD")
+            & (step[:-1] == step[1:])
+            & (lo >= ROUND_TRIP_MIN_BYTES)
+            & (hi <= ROUND_TRIP_BYTES_RATIO * lo)
+        )
+        i = np.flatnonzero(trip)
+        ts, end = w["ts"].to_numpy(), w["end"].to_numpy()
+        out = pd.DataFrame(
+            {
+                "down": w.index[i],
+                "up": w.index[i + 1],
+                "step": step[i],
+                "start": ts[i],
+                "host_start": end[i],
+                "host_end": ts[i + 1],
+                "end": end[i + 1],
+                "bytes_down": nbytes[i],
+                "bytes_up": nbytes[i + 1],
+            }
+        )
+    c["round_trips"] = out
+    return out
+
+
 def gap_owners(frame: TraceFrame) -> np.ndarray:
     """The finding kind that reports each idle gap: its cause, except that the memcpy finding
-    takes the gaps that began under a blocking host-to-device copy, compilation the gaps inside
-    torch.compile's compile spans, and a small batch the short host-bound gaps outside the
-    optimizer (see small_batch_owns_host_idle)."""
+    takes the gaps that began under a copy it owns (sync_calls' `copy_owned`) or lie inside a
+    round trip through the host (round_trips), compilation the gaps inside torch.compile's
+    compile spans, and a small batch the short host-bound gaps outside the optimizer (see
+    small_batch_owns_host_idle)."""
     c = _cache(frame)
     if "gap_owners" in c:
         return c["gap_owners"]
@@ -544,8 +608,12 @@ def gap_owners(frame: TraceFrame) -> np.ndarray:
     owner = gaps["cause"].to_numpy().astype(object)
     if len(gaps):
         owner = np.where(
-            (owner == "sync_stall") & gaps["sync_is_h2d_copy"].to_numpy(dtype=bool), "memcpy", owner
+            (owner == "sync_stall") & gaps["sync_is_copy"].to_numpy(dtype=bool), "memcpy", owner
         )
+        # The wait between a tensor's copy to the host and its copy back is the round trip's
+        # (round_trips): moving that work onto the GPU removes the copies and the wait together.
+        waiting = gaps["in_round_trip"].to_numpy(dtype=bool) & (owner != "data_loading")
+        owner = np.where(waiting, "memcpy", owner)
         # Idle while torch.compile compiles is the compile's, whatever the host did in it (the
         # autotuner's syncs and benchmark launches included).
         cs, ce = compile_spans(frame)
@@ -622,7 +690,7 @@ def _host_blocked_us(frame: TraceFrame) -> float:
     c = _cache(frame)
     if "host_blocked" not in c:
         mt = main_thread(frame)
-        blocked = _dataloader_us(frame) + _in_syncs_us(frame, with_h2d_copies=True)
+        blocked = _dataloader_us(frame) + _in_syncs_us(frame, with_copies=True)
         if mt is not None:
             la = launches(frame)
             la = la.loc[la["pid"] == mt[0]]
@@ -688,14 +756,15 @@ def gpu_time_us(frame: TraceFrame) -> float:
     return float(np.median(iv.overlap_with(bs, be, s["ts"].to_numpy(), s["end"].to_numpy())))
 
 
-def _in_syncs_us(frame: TraceFrame, with_h2d_copies: bool) -> float:
+def _in_syncs_us(frame: TraceFrame, with_copies: bool) -> float:
     """µs of the step windows the launching process sat in synchronising calls (with or
-    without the blocking host-to-device copies, which are the memcpy finding's)."""
+    without the copies the memcpy finding owns: blocking host-to-device copies and round trips'
+    copies down)."""
     mt = main_thread(frame)
     if mt is None:
         return 0.0
     sy = sync_calls(frame)
-    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (with_h2d_copies | ~sy["h2d_copy"].to_numpy())]
+    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (with_copies | ~sy["copy_owned"].to_numpy())]
     ws, we = step_windows(frame)
     return float(
         iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we).sum()
@@ -733,6 +802,7 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
     high = PROFILER_SHARE_OF_HOST_OP_HIGH / PROFILER_SHARE_OF_HOST_OP
     recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
     host = np.isin(gaps["cause"], HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
+    host &= ~gaps["in_round_trip"].to_numpy(dtype=bool)
     exposed = dur - _profiler_us_of_gaps(dur, host, recorded)
     return float(exposed[np.isin(gap_owners(frame), owners)].sum())
 

@@ -35,8 +35,8 @@ QUEUE_DEPTH = 1024
 
 
 def step_us(frame: TraceFrame, without_syncs: bool = False) -> float | None:
-    """Median step time of the replay; without_syncs drops every synchronising call but blocking
-    host-to-device copies (the memcpy finding's). None where the trace gives nothing to replay
+    """Median step time of the replay; without_syncs drops every synchronising call but the
+    copies the memcpy finding owns (sync_calls' `copy_owned`). None where the trace gives nothing to replay
     (no launches or no steps)."""
     c = frame.__dict__
     if "_replay" not in c:  # both replays at once: they share everything but the syncs
@@ -112,7 +112,7 @@ def _replay(frame: TraceFrame) -> dict[bool, float | None]:
         step_of = np.searchsorted(starts, ts, side="right") - 1
         return _walk(is_launch, host, dur, stream, step_of, step_host, latency)
 
-    return {False: walk(sy), True: walk(sy.loc[sy["h2d_copy"].to_numpy()])}
+    return {False: walk(sy), True: walk(sy.loc[sy["copy_owned"].to_numpy()])}
 
 
 def _thread_keys(rows) -> np.ndarray:

@@ -8,6 +8,11 @@ host.
 Fix: `DataLoader(pin_memory=True)` or `tensor.pin_memory()`, then `.to(device, non_blocking=True)`
 so copies run at full bandwidth and overlap with compute; avoid copies back to the host in the
 step.
+
+Also: round trips (facts.round_trips), a tensor copied to the host and back within a step with no
+GPU work between (numpy mixup or augmentation of a GPU batch). Moving that work onto the GPU
+removes both copies and the GPU's wait for the host in between: the estimate counts all three
+(pinning would only shorten the copies).
 """
 
 from __future__ import annotations
@@ -55,7 +60,11 @@ def detect(frame: TraceFrame, cfg: Config):
     exposed = copies["dur"].to_numpy() - iv.overlap_with(ks, ke, cs, ce)
     pageable = copies["pageable"].to_numpy()
     pageable_us = float(copies.loc[pageable, "dur"].sum())
-    pc = copies.loc[pageable]
+    # A round trip's copies go whole once the work stays on the GPU; pinning speeds up the others.
+    trips = facts.round_trips(frame)
+    in_trip = copies.index.isin(trips["down"]) | copies.index.isin(trips["up"])
+    trip_copy_us = float(copies.loc[in_trip, "dur"].sum())
+    pc = copies.loc[pageable & ~in_trip]
     nbytes = pc["bytes"].to_numpy(dtype=float)
     pinned_us = np.where(
         np.isfinite(nbytes) & (nbytes > 0),
@@ -63,9 +72,14 @@ def detect(frame: TraceFrame, cfg: Config):
         pc["dur"].to_numpy() / PINNED_SPEEDUP,
     )
     pinning_saves = float(np.maximum(pc["dur"].to_numpy() - pinned_us, 0.0).sum())
-    # GPU idle while the host sat in blocking host-to-device copies (one .to() after another)
-    blocked_idle = facts.idle_by_owner(frame)["memcpy"]
-    recoverable = pinning_saves + blocked_idle
+    # GPU idle while the host sat in blocking host-to-device copies (one .to() after another) or
+    # worked on a tensor between its copies down and back (facts.gap_owners)
+    owned_idle = facts.idle_by_owner(frame)["memcpy"]
+    gaps = facts.idle_gaps(frame)
+    in_trip = gaps["in_round_trip"].to_numpy(dtype=bool) & (facts.gap_owners(frame) == "memcpy")
+    trip_idle = float(gaps.loc[in_trip, "exposed_us"].sum())
+    blocked_idle = owned_idle - trip_idle
+    recoverable = pinning_saves + trip_copy_us + owned_idle
     per_step, share = cost(frame, recoverable)
     _, copy_share = cost(frame, float(copies["dur"].sum()))
     exposed_per_step, exposed_share = cost(frame, float(exposed.sum()))
@@ -96,8 +110,41 @@ def detect(frame: TraceFrame, cfg: Config):
             int(name_mask(facts.sync_calls(frame)["name"], "Memcpy").sum()) / n_steps, 1
         ),
         "largest_copies": largest,
+        "round_trips_per_step": round(len(trips) / n_steps, 1),
+        "round_trip_copy_us_per_step": round(trip_copy_us / n_steps, 1),
+        "gpu_idle_in_round_trips_us_per_step": round(trip_idle / n_steps, 1),
+        "round_trips": [
+            {
+                **when(frame, float(t.start)),
+                "bytes_down": int(t.bytes_down),
+                "bytes_up": int(t.bytes_up),
+                "down_us": round(float(t.host_start - t.start), 1),
+                "host_us": round(float(t.host_end - t.host_start), 1),
+                "up_us": round(float(t.end - t.host_end), 1),
+                "host_ops": facts.host_ops_in(frame, float(t.host_start), float(t.host_end)),
+            }
+            for t in trips.nlargest(3, "bytes_down").itertuples()
+        ],
     }
-    if pageable_us > 0 or blocked_idle > 0:
+    if len(trips):
+        severity = severity_for_share(share)
+        mb = float(trips["bytes_down"].median()) / 2**20
+        host_ms = float((trips["host_end"] - trips["host_start"]).sum()) / n_steps / 1e3
+        per = len(trips) / n_steps
+        title = (
+            f"A tensor goes to the host and back ({per:.3g} per step: {mb:.0f} MiB down, "
+            f"{host_ms:.1f} ms of host work per step while the GPU waits, then up again): about "
+            f"{share:.0f}% of the step recoverable"
+        )
+        fix = (
+            "Do that work on the GPU: torch ops on the CUDA tensor (torch.randperm(n, "
+            "device=...), lerp, where, torchvision.transforms.v2 on GPU tensors) in place of "
+            "numpy or PIL, so the tensor never leaves the device; the copies, the sync and the "
+            "host's wait all go. Host ops in the wait are listed under round_trips. Work that "
+            "must run on the host belongs in the DataLoader workers, before the batch's first copy."
+        )
+        lost = per_step
+    elif pageable_us > 0 or blocked_idle > 0:
         severity = severity_for_share(share)
         n_h2d = evidence["h2d_copies_per_step"]
         title = (

@@ -29,8 +29,11 @@ def idle_claimed(d: Diagnosis) -> dict[str, float]:
     for f in d.findings:
         if f.code == "small-batch":
             out[f.code] = f.evidence["host_idle_us_per_step"]
-        elif f.code == "memcpy":  # its cost adds the pinning saving to the idle it owns
-            out[f.code] = f.evidence.get("gpu_idle_in_blocking_h2d_copies_us_per_step", 0.0)
+        elif f.code == "memcpy":  # its cost adds the copies it saves to the idle it owns
+            ev = f.evidence
+            out[f.code] = ev.get("gpu_idle_in_blocking_h2d_copies_us_per_step", 0.0) + ev.get(
+                "gpu_idle_in_round_trips_us_per_step", 0.0
+            )
         elif f.code == "launch-overhead":  # where launching is what the GPU mostly waits for,
             # its cost is a CUDA graph's step saving (host dispatch too), beyond the idle it owns
             out[f.code] = f.evidence["idle_us_per_step"]

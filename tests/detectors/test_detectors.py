@@ -386,6 +386,74 @@ def test_memcpy_names_the_pageable_copies():
     assert "pin_memory" in f.fix and "non_blocking" in f.fix
 
 
+def round_trip(down_bytes=8 << 20, up_bytes=8 << 20, kernel_between=False, split_steps=False):
+    """Each step: a 300 µs kernel, then `.cpu()` of its output (a blocking 200 µs copy down),
+    300 µs of host work with no op recorded (numpy), `.cuda()` of the result (a blocking 100 µs
+    copy up), then a 200 µs kernel that reads it. kernel_between: a kernel runs between the
+    copies; split_steps: the copy up begins the next step."""
+    b = TraceBuilder()
+    starts = (0.0, 2000.0, 4000.0)
+    for i, t0 in enumerate(starts):
+        b.step(i + 1, t0, 1500 if not split_steps else 720)
+        b.op_with_kernel("aten::mm", t0 + 5, 10, kernel="gemm", kernel_ts=t0 + 20, kernel_dur=300)
+        down = b.cpu_op("aten::copy_", t0 + 20, 505)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 25, 500, external_id=down)
+        b.memcpy(t0 + 320, 200, correlation=corr, external_id=down, direction="DtoH",
+                 src="Device", dst="Pageable", nbytes=down_bytes)  # fmt: skip
+        if kernel_between:
+            b.op_with_kernel(
+                "aten::add", t0 + 600, 5, kernel="add", kernel_ts=t0 + 610, kernel_dur=20
+            )
+        t_up = t0 + 830 if not split_steps else t0 + 2000 - 10
+        up = b.cpu_op("aten::copy_", t_up, 110)
+        corr = b.runtime("cudaMemcpyAsync", t_up + 2, 105, external_id=up)
+        b.memcpy(t_up + 5, 100, correlation=corr, external_id=up, nbytes=up_bytes)
+        if not split_steps:
+            b.op_with_kernel("aten::relu", t0 + 945, 5, kernel="relu", kernel_ts=t0 + 955,
+                             kernel_dur=200)  # fmt: skip
+    return load(b)
+
+
+def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
+    from checks import assert_idle_partitioned, assert_no_idle_counted_twice
+
+    frame = round_trip()
+    trips = facts.round_trips(frame)
+    assert len(trips) == 3 and set(trips["bytes_down"]) == {8 << 20}
+    d = diagnose([frame])
+    top = serious(d)[0]
+    assert top.code == "memcpy" and "goes to the host and back" in top.title
+    ev = top.evidence
+    assert ev["round_trips_per_step"] == 1.0 and ev["round_trip_copy_us_per_step"] == 300.0
+    trip = ev["round_trips"][0]
+    assert (trip["down_us"], trip["host_us"], trip["up_us"]) == (200.0, 315.0, 100.0)
+    # the copies and the host's wait between them go whole, none of it left to sync-stall
+    # the host's 315 µs between the copies, and 20 µs after the blocking copy up
+    assert ev["gpu_idle_in_round_trips_us_per_step"] == 315.0
+    assert ev["gpu_idle_in_blocking_h2d_copies_us_per_step"] == 20.0
+    assert top.time_lost_us_per_step == pytest.approx(300.0 + 315.0 + 20.0)
+    assert finding(d, "sync-stall") is None
+    assert "on the GPU" in top.fix and "pin_memory" not in top.fix
+    assert_idle_partitioned(frame)
+    assert_no_idle_counted_twice(d, frame)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"down_bytes": 4},  # .item(), then a batch's copy up: no round trip
+        {"down_bytes": 8 << 20, "up_bytes": 64 << 20},  # the copy up is not what went down
+        {"kernel_between": True},  # the GPU had work between the copies
+        {"split_steps": True},  # the copy up begins the next step (its batch)
+    ],
+)
+def test_copies_down_and_up_that_are_no_round_trip(kw):
+    frame = round_trip(**kw)
+    assert not len(facts.round_trips(frame))
+    f = finding(diagnose([frame]), "memcpy")
+    assert f is None or "goes to the host and back" not in f.title
+
+
 # --- communication ------------------------------------------------------------------------------
 
 

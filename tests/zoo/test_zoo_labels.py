@@ -60,10 +60,6 @@ SAVING_OFF = {
     "host_bound (24.1%, the top: the idle left at the profiler's highest share), sync_stall "
     "(12.5%: 656 syncs a step from its nonzero and torch.where) and launch_overhead (9.4%), "
     "each promising its own part of what one fix removes",
-    "resnet50_host_mixup": "holdout 14: mixup on the GPU saved 83.4% of the host-numpy step; "
-    "its cost is split over memcpy (35.9%, the top: the pageable copies down and back), "
-    "sync_stall (30.8%: the read of the batch) and host_bound (12.3%: the numpy blend), each "
-    "promising its own part of what one fix removes (together 79%)",
     "swin_t_compile": "holdout 2: torch.compile saved 50.3% of eager Swin-T; fusion predicts "
     "13.8% (6.6 ms of layout copies, 3 ms of chains): Inductor also fuses the layer norms, "
     "rolls, casts, softmax and the zero-fills of slice backward into their neighbours",
