@@ -79,13 +79,19 @@ def detect(frame: TraceFrame, cfg: Config):
     in_trip = gaps["in_round_trip"].to_numpy(dtype=bool) & (facts.gap_owners(frame) == "memcpy")
     trip_idle = float(gaps.loc[in_trip, "exposed_us"].sum())
     blocked_idle = owned_idle - trip_idle
-    recoverable = pinning_saves + trip_copy_us + owned_idle
+    # Without the trip the step loses its copies on the GPU and the host's work between them, but
+    # is still no shorter than the GPU's other work or the host's (the model's kernels remain).
+    n_steps = max(len(frame.steps), 1)
+    trip_host_us = float((trips["host_end"] - trips["host_start"]).sum())
+    trip_saving = n_steps * facts.step_saving_us(
+        frame, trip_copy_us / n_steps, trip_host_us / n_steps
+    )
+    recoverable = pinning_saves + blocked_idle + trip_saving
     per_step, share = cost(frame, recoverable)
     _, copy_share = cost(frame, float(copies["dur"].sum()))
     exposed_per_step, exposed_share = cost(frame, float(exposed.sum()))
     if max(share, exposed_share) < cfg.min_share_pct:
         return []
-    n_steps = max(len(frame.steps), 1)
     by_kind = copies.groupby("copy_kind")["dur"].sum()
     largest = [
         {

@@ -4,6 +4,8 @@ silent or below medium. Expected numbers come from the traces as written, not fr
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import scenarios as sc
 from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
@@ -14,6 +16,7 @@ from bottleneck_lab.detectors import REGISTRY
 from bottleneck_lab.detectors._examples import launch
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
+from bottleneck_lab.trace import load_trace
 from bottleneck_lab.trace.synth import TraceBuilder, load
 
 
@@ -436,6 +439,20 @@ def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     assert "on the GPU" in top.fix and "pin_memory" not in top.fix
     assert_idle_partitioned(frame)
     assert_no_idle_counted_twice(d, frame)
+
+
+@pytest.mark.parametrize("name", ["resnet50_host_mixup", "vit_host_augment"])
+def test_a_round_trips_promise_leaves_the_gpus_own_work(name):
+    """On the zoo's two host round trips (numpy mixup, numpy crop + flip back as uint8), the
+    promise takes out the copies and the host's work between them, never the model's kernels:
+    the step without the trip is at least the GPU's other work (ViT-S had been promised 100%)."""
+    path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / name / "bad.json.gz"
+    frame = load_trace(path)[0]
+    f = finding(diagnose([frame]), "memcpy")
+    assert "goes to the host and back" in f.title
+    copies = f.evidence["round_trip_copy_us_per_step"]
+    left = facts.step_time_without_profiler_us(frame) - f.time_lost_us_per_step
+    assert left >= facts.gpu_time_us(frame) - copies - 0.1, (left, copies)
 
 
 @pytest.mark.parametrize(
