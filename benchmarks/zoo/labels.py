@@ -907,16 +907,24 @@ HOLDOUT15: tuple[Scenario, ...] = (
         "vit_host_augment",
         "timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, random crop + flip: numpy "
         "on the host (batch down as float32, back as uint8) vs torch on the GPU",
+        # measured: 257.83 -> 33.08 ms (87.2% saved; time_runs.py in the same lease: 233.27 ->
+        # 27.31 ms): the bad run's label stands. GPU busy 98.14 of 257.83 ms (38%) and 25.79 of
+        # 33.08 ms (78%): host_bound and launch_overhead allowed on both; torch.compile(model)
+        # measured 27.98 -> 20.01 ms (28.5%) on the fixed run: fusion allowed on both
         {
-            "bad": Run(_k("memcpy", "sync_stall", "host_bound"), _k("launch_overhead")),
-            "fixed": HEALTHY,
+            "bad": Run(_k("memcpy", "sync_stall", "host_bound"), _k("launch_overhead", "fusion")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "fusion")),
         },
     ),
     Scenario(
         "resnet50_ohem_host_topk",
         "torchvision ResNet-50 training, batch 128, BF16 + channels_last, fused AdamW, hardest "
         "half of the batch kept: numpy argsort of the losses on the host vs torch.topk on the GPU",
-        {"bad": Run(_k("sync_stall"), _k("host_bound", "launch_overhead")), "fixed": HEALTHY},
+        # measured: 39.35 -> 34.09 ms (13.3% saved; time_runs.py in the same lease: 36.71 ->
+        # 34.09 ms, 7.1%): by the sidecars, the bad run's label stands. GPU busy 32.82 of 39.35
+        # ms (83%) and 32.81 of 34.09 ms (96%): no host_bound or launch_overhead; torch.compile
+        # (model) measured 34.16 -> 28.71 ms (16.0%) on the fixed run: fusion allowed on both
+        {"bad": Run(_k("sync_stall"), _k("fusion")), "fixed": COMPILES_FASTER},
         fix_kind="sync_stall",
     ),
 )
@@ -1054,4 +1062,6 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "whisper_healthy/healthy": (25.1,),
     "resnet50_host_mixup/fixed": (10.5,),
     "distillation_healthy/healthy": (-12.6,),
+    "vit_host_augment/fixed": (28.5,),
+    "resnet50_ohem_host_topk/fixed": (16.0,),
 }
