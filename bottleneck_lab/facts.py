@@ -156,10 +156,12 @@ def sync_calls(frame: TraceFrame) -> pd.DataFrame:
         is_sync = named.copy()
         is_sync[launch[blocking]] = True
         # A blocking host-to-device copy is a copy problem (pageable memory, no non_blocking), not
-        # a read of GPU values, and so is a round trip's copy down (round_trips): the memcpy
-        # finding owns the idle they cause (`copy_owned`). Pageable copies block inside the copy
-        # call, or in the cudaStreamSynchronize that the same aten op issues right after it.
+        # a read of GPU values, unless it sends back the answer to one (answer_trips); a round
+        # trip's copy down (round_trips) is a copy problem too: the memcpy finding owns the idle
+        # they cause (`copy_owned`). Pageable copies block inside the copy call, or in the
+        # cudaStreamSynchronize that the same aten op issues right after it.
         h2d = copies["copy_kind"].to_numpy() == "HtoD"
+        h2d &= ~copies.index.isin(answer_trips(frame)["up"])  # the read's, as its sync is
         trip_down = copies.index.isin(round_trips(frame)["down"])
         owned = np.zeros(len(rt), dtype=bool)
         owned[launch[blocking & (h2d | trip_down)]] = True
@@ -548,51 +550,64 @@ ROUND_TRIP_MIN_BYTES = 1 << 20
 ROUND_TRIP_BYTES_RATIO = 4.0
 
 
-def round_trips(frame: TraceFrame) -> pd.DataFrame:
-    """Tensors sent to the host and back within a step: a device-to-host copy on the main device
-    whose next GPU work there is a host-to-device copy of about as many bytes (within
-    ROUND_TRIP_BYTES_RATIO), each at least ROUND_TRIP_MIN_BYTES. The GPU had nothing to do in
-    between: it waited for the host to work on the data. One row per trip: `down` and `up` (the
-    copies' gpu_ops rows), `step`, `start` (the copy down begins), `host_start` (it ended),
+def _copy_pairs(frame: TraceFrame) -> pd.DataFrame:
+    """Device-to-host copies on the main device whose next GPU work there, in the same step, is a
+    host-to-device copy: the GPU had nothing to do in between. One row per pair: `down` and `up`
+    (the copies' gpu_ops rows), `step`, `start` (the copy down begins), `host_start` (it ended),
     `host_end` (the copy up begins), `end`, `bytes_down`, `bytes_up`."""
     c = _cache(frame)
-    if "round_trips" in c:
-        return c["round_trips"]
-    cols = ["down", "up", "step", "start", "host_start", "host_end", "end"]
-    out = pd.DataFrame(columns=cols + ["bytes_down", "bytes_up"])
-    g = frame.gpu_ops
-    dev = main_device(frame)
-    w = g.loc[(g["device"] == dev) & (g["step"] >= 0) & g["kind"].isin(("kernel", "memcpy"))]
-    if len(w) >= 2:
-        w = w.sort_values("ts", kind="stable")
-        kind = np.where(w["kind"].to_numpy() == "memcpy", w["copy_kind"].to_numpy(), "")
-        nbytes = w["bytes"].to_numpy(dtype=float)
-        step = w["step"].to_numpy()
-        lo, hi = np.minimum(nbytes[:-1], nbytes[1:]), np.maximum(nbytes[:-1], nbytes[1:])
-        trip = (
-            (kind[:-1] == "DtoH")
-            & (kind[1:] == "HtoD")
-            & (step[:-1] == step[1:])
-            & (lo >= ROUND_TRIP_MIN_BYTES)
-            & (hi <= ROUND_TRIP_BYTES_RATIO * lo)
-        )
-        i = np.flatnonzero(trip)
-        ts, end = w["ts"].to_numpy(), w["end"].to_numpy()
-        out = pd.DataFrame(
-            {
-                "down": w.index[i],
-                "up": w.index[i + 1],
-                "step": step[i],
-                "start": ts[i],
-                "host_start": end[i],
-                "host_end": ts[i + 1],
-                "end": end[i + 1],
-                "bytes_down": nbytes[i],
-                "bytes_up": nbytes[i + 1],
-            }
-        )
-    c["round_trips"] = out
-    return out
+    if "copy_pairs" not in c:
+        cols = ["down", "up", "step", "start", "host_start", "host_end", "end"]
+        out = pd.DataFrame(columns=cols + ["bytes_down", "bytes_up"])
+        g = frame.gpu_ops
+        dev = main_device(frame)
+        w = g.loc[(g["device"] == dev) & (g["step"] >= 0) & g["kind"].isin(("kernel", "memcpy"))]
+        if len(w) >= 2:
+            w = w.sort_values("ts", kind="stable")
+            kind = np.where(w["kind"].to_numpy() == "memcpy", w["copy_kind"].to_numpy(), "")
+            step = w["step"].to_numpy()
+            i = np.flatnonzero(
+                (kind[:-1] == "DtoH") & (kind[1:] == "HtoD") & (step[:-1] == step[1:])
+            )
+            ts, end = w["ts"].to_numpy(), w["end"].to_numpy()
+            nbytes = w["bytes"].to_numpy(dtype=float)
+            out = pd.DataFrame(
+                {
+                    "down": w.index[i],
+                    "up": w.index[i + 1],
+                    "step": step[i],
+                    "start": ts[i],
+                    "host_start": end[i],
+                    "host_end": ts[i + 1],
+                    "end": end[i + 1],
+                    "bytes_down": nbytes[i],
+                    "bytes_up": nbytes[i + 1],
+                }
+            )
+        c["copy_pairs"] = out
+    return c["copy_pairs"]
+
+
+def round_trips(frame: TraceFrame) -> pd.DataFrame:
+    """Tensors sent to the host and back within a step (_copy_pairs' columns): the copy up holds
+    about as many bytes as the copy down (within ROUND_TRIP_BYTES_RATIO), each at least
+    ROUND_TRIP_MIN_BYTES. The GPU waited for the host to work on the data."""
+    p = _copy_pairs(frame)
+    lo = np.minimum(p["bytes_down"].to_numpy(float), p["bytes_up"].to_numpy(float))
+    hi = np.maximum(p["bytes_down"].to_numpy(float), p["bytes_up"].to_numpy(float))
+    return p.loc[(lo >= ROUND_TRIP_MIN_BYTES) & (hi <= ROUND_TRIP_BYTES_RATIO * lo)]
+
+
+def answer_trips(frame: TraceFrame) -> pd.DataFrame:
+    """A few values read on the host and an answer sent straight back (_copy_pairs' columns),
+    both copies under ROUND_TRIP_MIN_BYTES: losses ranked by numpy and the chosen indices copied
+    up. The copy up's wait is part of the read's (pageable copies up wait for the stream too):
+    computing the answer on the GPU removes both."""
+    p = _copy_pairs(frame)
+    small = (p["bytes_down"].to_numpy(float) < ROUND_TRIP_MIN_BYTES) & (
+        p["bytes_up"].to_numpy(float) < ROUND_TRIP_MIN_BYTES
+    )
+    return p.loc[small]
 
 
 def gap_owners(frame: TraceFrame) -> np.ndarray:

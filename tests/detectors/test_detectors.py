@@ -441,6 +441,19 @@ def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     assert_no_idle_counted_twice(d, frame)
 
 
+@pytest.mark.parametrize("up_bytes, answer", [(512, True), (8 << 20, False)])
+def test_an_answer_copied_back_after_a_read_is_the_reads(up_bytes, answer):
+    """A read of a few values whose next GPU work is a small copy up (indices chosen on the
+    host) is one decision: the copy up's wait goes with the read's sync (sync_stall), not to
+    memcpy. A batch-sized copy up after a small read stays a copy problem."""
+    frame = round_trip(down_bytes=512, up_bytes=up_bytes)
+    assert len(facts.answer_trips(frame)) == (3 if answer else 0)
+    assert not len(facts.round_trips(frame))
+    sy = facts.sync_calls(frame)
+    up_calls = sy.loc[sy["ts"] % 2000 > 800]  # the copy up's call, 832 µs into each step
+    assert len(up_calls) == 3 and set(up_calls["copy_owned"]) == {not answer}
+
+
 @pytest.mark.parametrize("name", ["resnet50_host_mixup", "vit_host_augment"])
 def test_a_round_trips_promise_leaves_the_gpus_own_work(name):
     """On the zoo's two host round trips (numpy mixup, numpy crop + flip back as uint8), the
