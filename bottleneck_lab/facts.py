@@ -552,39 +552,44 @@ ROUND_TRIP_BYTES_RATIO = 4.0
 
 def _copy_pairs(frame: TraceFrame) -> pd.DataFrame:
     """Device-to-host copies on the main device whose next GPU work there, in the same step, is a
-    host-to-device copy: the GPU had nothing to do in between. One row per pair: `down` and `up`
-    (the copies' gpu_ops rows), `step`, `start` (the copy down begins), `host_start` (it ended),
-    `host_end` (the copy up begins), `end`, `bytes_down`, `bytes_up`."""
+    host-to-device copy that begins after the copy down ended, with the device idle in between
+    (busy for under 5% of it: nothing overlapped the wait, as a prefetch on a side stream
+    would). One row per pair: `down` and `up` (the copies' gpu_ops rows), `step`, `start` (the
+    copy down begins), `host_start` (it ended), `host_end` (the copy up begins), `end`,
+    `bytes_down`, `bytes_up`."""
     c = _cache(frame)
     if "copy_pairs" not in c:
-        cols = ["down", "up", "step", "start", "host_start", "host_end", "end"]
-        out = pd.DataFrame(columns=cols + ["bytes_down", "bytes_up"])
         g = frame.gpu_ops
         dev = main_device(frame)
         w = g.loc[(g["device"] == dev) & (g["step"] >= 0) & g["kind"].isin(("kernel", "memcpy"))]
-        if len(w) >= 2:
-            w = w.sort_values("ts", kind="stable")
-            kind = np.where(w["kind"].to_numpy() == "memcpy", w["copy_kind"].to_numpy(), "")
-            step = w["step"].to_numpy()
-            i = np.flatnonzero(
-                (kind[:-1] == "DtoH") & (kind[1:] == "HtoD") & (step[:-1] == step[1:])
-            )
-            ts, end = w["ts"].to_numpy(), w["end"].to_numpy()
-            nbytes = w["bytes"].to_numpy(dtype=float)
-            out = pd.DataFrame(
-                {
-                    "down": w.index[i],
-                    "up": w.index[i + 1],
-                    "step": step[i],
-                    "start": ts[i],
-                    "host_start": end[i],
-                    "host_end": ts[i + 1],
-                    "end": end[i + 1],
-                    "bytes_down": nbytes[i],
-                    "bytes_up": nbytes[i + 1],
-                }
-            )
-        c["copy_pairs"] = out
+        w = w.sort_values("ts", kind="stable")
+        kind = np.where(w["kind"].to_numpy() == "memcpy", w["copy_kind"].to_numpy(), "")
+        step = w["step"].to_numpy()
+        ts, end = w["ts"].to_numpy(dtype=float), w["end"].to_numpy(dtype=float)
+        i = np.flatnonzero(
+            (kind[:-1] == "DtoH")
+            & (kind[1:] == "HtoD")
+            & (step[:-1] == step[1:])
+            & (ts[1:] > end[:-1])
+        )
+        if len(i) and dev is not None:
+            bs, be = frame.busy_intervals(dev)
+            busy = iv.overlap_with(bs, be, end[i], ts[i + 1])
+            i = i[busy < 0.05 * (ts[i + 1] - end[i])]
+        nbytes = w["bytes"].to_numpy(dtype=float)
+        c["copy_pairs"] = pd.DataFrame(
+            {
+                "down": w.index.to_numpy()[i],
+                "up": w.index.to_numpy()[i + 1],
+                "step": step[i],
+                "start": ts[i],
+                "host_start": end[i],
+                "host_end": ts[i + 1],
+                "end": end[i + 1],
+                "bytes_down": nbytes[i],
+                "bytes_up": nbytes[i + 1],
+            }
+        )
     return c["copy_pairs"]
 
 
@@ -714,7 +719,9 @@ def _host_blocked_us(frame: TraceFrame) -> float:
             blocked += iv.total(ss, se)
             if len(la):
                 in_startup = iv.overlap_with(ss, se, la["ts"].to_numpy(), la["end"].to_numpy()) > 0
-                blocked += float(launch_wait_us(la)[~in_startup].sum())
+                # a blocking copy is both a launch and a sync: its wait counts once, as the sync's
+                counted = in_startup | la.index.isin(sync_calls(frame).index)
+                blocked += float(launch_wait_us(la)[~counted].sum())
         c["host_blocked"] = blocked
     return c["host_blocked"]
 

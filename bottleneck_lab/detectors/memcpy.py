@@ -60,10 +60,11 @@ def detect(frame: TraceFrame, cfg: Config):
     exposed = copies["dur"].to_numpy() - iv.overlap_with(ks, ke, cs, ce)
     pageable = copies["pageable"].to_numpy()
     pageable_us = float(copies.loc[pageable, "dur"].sum())
-    # A round trip's copies go whole once the work stays on the GPU; pinning speeds up the others.
+    # A round trip's copies go whole once the work stays on the GPU (what kernels did not hide of
+    # them); pinning speeds up the others.
     trips = facts.round_trips(frame)
     in_trip = copies.index.isin(trips["down"]) | copies.index.isin(trips["up"])
-    trip_copy_us = float(copies.loc[in_trip, "dur"].sum())
+    trip_copy_us = float(exposed[in_trip].sum())
     pc = copies.loc[pageable & ~in_trip]
     nbytes = pc["bytes"].to_numpy(dtype=float)
     pinned_us = np.where(
@@ -76,13 +77,16 @@ def detect(frame: TraceFrame, cfg: Config):
     # worked on a tensor between its copies down and back (facts.gap_owners)
     owned_idle = facts.idle_by_owner(frame)["memcpy"]
     gaps = facts.idle_gaps(frame)
-    in_trip = gaps["in_round_trip"].to_numpy(dtype=bool) & (facts.gap_owners(frame) == "memcpy")
-    trip_idle = float(gaps.loc[in_trip, "exposed_us"].sum())
-    blocked_idle = owned_idle - trip_idle
-    # Without the trip the step loses its copies on the GPU and the host's work between them, but
-    # is still no shorter than the GPU's other work or the host's (the model's kernels remain).
+    in_trip_gap = gaps["in_round_trip"].to_numpy(dtype=bool)
+    mine = in_trip_gap & (facts.gap_owners(frame) == "memcpy")
+    trip_idle = float(gaps.loc[mine, "exposed_us"].sum())
+    blocked_idle = max(owned_idle - trip_idle, 0.0)
+    # Without the trip the step loses its copies on the GPU and the host's work between them (less
+    # what another finding owns there: waiting on the DataLoader), but is still no shorter than
+    # the GPU's other work or the host's (the model's kernels remain).
     n_steps = max(len(frame.steps), 1)
-    trip_host_us = float((trips["host_end"] - trips["host_start"]).sum())
+    others = float(gaps.loc[in_trip_gap & ~mine, "dur"].sum())
+    trip_host_us = max(float((trips["host_end"] - trips["host_start"]).sum()) - others, 0.0)
     trip_saving = n_steps * facts.step_saving_us(
         frame, trip_copy_us / n_steps, trip_host_us / n_steps
     )
@@ -138,9 +142,9 @@ def detect(frame: TraceFrame, cfg: Config):
         host_ms = float((trips["host_end"] - trips["host_start"]).sum()) / n_steps / 1e3
         per = len(trips) / n_steps
         title = (
-            f"A tensor goes to the host and back ({per:.3g} per step: {mb:.0f} MiB down, "
-            f"{host_ms:.1f} ms of host work per step while the GPU waits, then up again): about "
-            f"{share:.0f}% of the step recoverable"
+            f"A tensor goes to the host and back ({per:.3g} per step: {mb:.0f} MiB down, the GPU "
+            f"idle {host_ms:.1f} ms per step until it comes back up): about {share:.0f}% of the "
+            "step recoverable"
         )
         fix = (
             "Do that work on the GPU: torch ops on the CUDA tensor (torch.randperm(n, "

@@ -389,14 +389,19 @@ def test_memcpy_names_the_pageable_copies():
     assert "pin_memory" in f.fix and "non_blocking" in f.fix
 
 
-def round_trip(down_bytes=8 << 20, up_bytes=8 << 20, kernel_between=False, split_steps=False):
+def round_trip(
+    down_bytes=8 << 20, up_bytes=8 << 20, kernel_between=False, split_steps=False, loading=False
+):
     """Each step: a 300 µs kernel, then `.cpu()` of its output (a blocking 200 µs copy down),
     300 µs of host work with no op recorded (numpy), `.cuda()` of the result (a blocking 100 µs
     copy up), then a 200 µs kernel that reads it. kernel_between: a kernel runs between the
-    copies; split_steps: the copy up begins the next step."""
+    copies; split_steps: the copy up begins the next step; loading: the host spends 300 µs of the
+    wait in DataLoader.__next__."""
     b = TraceBuilder()
     starts = (0.0, 2000.0, 4000.0)
     for i, t0 in enumerate(starts):
+        if loading:
+            b.dataloader(t0 + 525, 300)
         b.step(i + 1, t0, 1500 if not split_steps else 720)
         b.op_with_kernel("aten::mm", t0 + 5, 10, kernel="gemm", kernel_ts=t0 + 20, kernel_dur=300)
         down = b.cpu_op("aten::copy_", t0 + 20, 505)
@@ -424,8 +429,8 @@ def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     trips = facts.round_trips(frame)
     assert len(trips) == 3 and set(trips["bytes_down"]) == {8 << 20}
     d = diagnose([frame])
-    top = serious(d)[0]
-    assert top.code == "memcpy" and "goes to the host and back" in top.title
+    top = finding(d, "memcpy")
+    assert top.severity == "high" and "goes to the host and back" in top.title
     ev = top.evidence
     assert ev["round_trips_per_step"] == 1.0 and ev["round_trip_copy_us_per_step"] == 300.0
     trip = ev["round_trips"][0]
@@ -439,6 +444,62 @@ def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     assert "on the GPU" in top.fix and "pin_memory" not in top.fix
     assert_idle_partitioned(frame)
     assert_no_idle_counted_twice(d, frame)
+
+
+def test_a_round_trip_leaves_the_loaders_wait_to_data_loading():
+    """Time in the wait that another finding owns (the DataLoader's) is not the trip's too."""
+    d = diagnose([round_trip(loading=True)])
+    loader, trip = finding(d, "data-loading"), finding(d, "memcpy")
+    assert loader.time_lost_us_per_step == pytest.approx(315.0)
+    # the copies (300 µs) and the 20 µs after the blocking copy up; none of the loader's wait
+    assert trip.time_lost_us_per_step == pytest.approx(320.0)
+
+
+def test_copies_overlapped_by_kernels_are_no_round_trip():
+    """An asynchronous copy down and an unrelated copy up on side streams, both under a long
+    kernel: the GPU never waited, so there is no trip and nothing to promise for one."""
+    b = TraceBuilder()
+    for i, t0 in enumerate((0.0, 2000.0, 4000.0)):
+        b.step(i + 1, t0, 1900)
+        b.op_with_kernel("aten::mm", t0 + 5, 10, kernel="gemm", kernel_ts=t0 + 20, kernel_dur=1800)
+        for op_ts, copy_ts, direction, stream in ((30, 100, "DtoH", 20), (40, 500, "HtoD", 21)):
+            op = b.cpu_op("aten::copy_", t0 + op_ts, 10)
+            corr = b.runtime("cudaMemcpyAsync", t0 + op_ts + 1, 5, external_id=op)
+            src, dst = ("Device", "Pinned") if direction == "DtoH" else ("Pinned", "Device")
+            b.memcpy(t0 + copy_ts, 200, correlation=corr, external_id=op, direction=direction,
+                     src=src, dst=dst, nbytes=8 << 20, stream=stream)  # fmt: skip
+    frame = load(b)
+    assert not len(facts.round_trips(frame))
+    f = finding(diagnose([frame]), "memcpy")
+    assert f is None or "host and back" not in f.title
+
+
+def test_a_frame_with_one_op_in_its_step_keeps_its_memcpy_finding():
+    """A kernel launched before the first step and one pageable copy inside it: the copy pairs
+    are empty, and memcpy still reports the copy (it had crashed on the empty pairs' dtypes)."""
+    b = TraceBuilder()
+    op = b.cpu_op("aten::mm", -500, 10)
+    b.kernel("gemm", -490, 5000, correlation=b.runtime("cudaLaunchKernel", -498, 5, external_id=op))
+    b.step(1, 0, 1000)
+    op = b.cpu_op("aten::copy_", 10, 500)
+    corr = b.runtime("cudaMemcpyAsync", 12, 495, external_id=op)
+    b.memcpy(6000, 400, correlation=corr, external_id=op, nbytes=2 << 20)
+    d = diagnose_trace(b, overrides={"memcpy": {"min_share_pct": 0.0}})
+    assert not d.errors and finding(d, "memcpy") is not None
+
+
+def test_a_blocking_copys_wait_counts_once_in_the_hosts_time():
+    """A blocking copy is a launch and a sync: the host's own work leaves its wait out once."""
+    b = TraceBuilder()
+    for i, t0 in enumerate((0.0, 2000.0, 4000.0)):
+        b.step(i + 1, t0, 1500)
+        b.op_with_kernel("aten::mm", t0 + 5, 10, kernel="gemm", kernel_ts=t0 + 20, kernel_dur=900)
+        op = b.cpu_op("aten::copy_", t0 + 20, 905)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 25, 900, external_id=op)  # waits for the mm
+        b.memcpy(t0 + 920, 5, correlation=corr, external_id=op, direction="DtoH",
+                 src="Device", dst="Pageable", nbytes=512)  # fmt: skip
+    frame = load(b)
+    assert facts.host_time_us(frame) == pytest.approx(1500.0 - 900.0, abs=1.0)
 
 
 @pytest.mark.parametrize("up_bytes, answer", [(512, True), (8 << 20, False)])

@@ -44,7 +44,7 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "sidecars (7.1% by time_runs.py in the same lease). The replay first priced the read at "
     "0.1 ms a step: it kept the copy of the chosen indices back up, a pageable copy that waits "
     "for the stream as well, as memcpy's. With that copy taken as part of the read "
-    "(facts.answer_trips) sync_stall promises 9.1%, low, and nothing reaches medium",
+    "(facts.answer_trips) sync_stall promises 9.0%, low, and nothing reaches medium",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("distillation_healthy", "healthy"): "holdout 14: host_bound medium 12.4% on a GPU-bound "
