@@ -750,9 +750,12 @@ def _dataloader_us(frame: TraceFrame) -> float:
 def host_dispatch_us(frame: TraceFrame) -> float:
     """The host's work per step that issuing GPU work costs (Python, dispatch, launches): what
     capturing the step in a CUDA graph removes. The host's work less the time it spent loading
-    data and the idle it caused doing other work (host_bound), which a graph keeps."""
+    data, the idle it caused doing other work (host_bound) and its work on a tensor between the
+    copies of a round trip (numpy or PIL: round_trips), which a graph keeps."""
     n = max(step_stats(frame).count, 1)
-    other = (_dataloader_us(frame) + idle_by_owner(frame)["host_bound"]) / n
+    gaps = idle_gaps(frame)
+    trips = float(gaps.loc[gaps["in_round_trip"].to_numpy(dtype=bool), "exposed_us"].sum())
+    other = (_dataloader_us(frame) + idle_by_owner(frame)["host_bound"] + trips) / n
     return max(host_time_us(frame) - other, 0.0)
 
 
