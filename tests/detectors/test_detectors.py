@@ -522,17 +522,19 @@ def test_an_answer_copied_back_after_a_read_is_the_reads(up_bytes, answer):
 
 
 @pytest.mark.parametrize("name", ["resnet50_host_mixup", "vit_host_augment"])
-def test_a_round_trips_promise_leaves_the_gpus_own_work(name):
+def test_a_round_trips_promise_leaves_the_models_kernels(name):
     """On the zoo's two host round trips (numpy mixup, numpy crop + flip back as uint8), the
     promise takes out the copies and the host's work between them, never the model's kernels:
-    the step without the trip is at least the GPU's other work (ViT-S had been promised 100%)."""
+    the step left is at least the kernels' time per step (ViT-S had been promised 100%, then
+    93.6%, which left it 16 of its 25.5 ms of kernels)."""
     path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / name / "bad.json.gz"
     frame = load_trace(path)[0]
     f = finding(diagnose([frame]), "memcpy")
     assert "goes to the host and back" in f.title
-    copies = f.evidence["round_trip_copy_us_per_step"]
+    k = facts.kernels(frame, facts.main_device(frame))
+    kernels_us = float(k.loc[k["step"] >= 0, "dur"].sum()) / len(frame.steps)
     left = facts.step_time_without_profiler_us(frame) - f.time_lost_us_per_step
-    assert left >= facts.gpu_time_us(frame) - copies - 0.1, (left, copies)
+    assert left >= 0.95 * kernels_us, (left, kernels_us)
 
 
 @pytest.mark.parametrize(
