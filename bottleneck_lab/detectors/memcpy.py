@@ -160,8 +160,10 @@ def detect(frame: TraceFrame, cfg: Config):
             "Do that work on the GPU: torch ops on the CUDA tensor (torch.randperm(n, "
             "device=...), lerp, where, torchvision.transforms.v2 on GPU tensors) in place of "
             "numpy or PIL, so the tensor never leaves the device; the copies, the sync and the "
-            "host's wait all go. Host ops in the wait are listed under round_trips. Work that "
-            "must run on the host belongs in the DataLoader workers, before the batch's first copy."
+            "host's wait all go. The torch ops recorded in the wait are listed under "
+            "round_trips; numpy and PIL record none, so profile with with_stack=True to see the "
+            "Python lines that took the rest. Work that must run on the host belongs in the "
+            "DataLoader workers, before the batch's first copy."
         )
         lost = per_step
     elif pageable_us > 0 or blocked_idle > 0:
