@@ -432,13 +432,11 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     ss, se = startup_spans(frame)
     starting = iv.overlap_with(ss, se, gs, ge) >= 0.5 * dur if len(ss) else np.zeros(n, bool)
     recorded = profiler_us_per_op(frame) * ops_in_steps(frame)
-    # Gaps inside a round trip through the host (round_trips): the host works on the tensor there
-    # in numpy or PIL, which records no ops for the profiler to slow.
+    # Gaps inside a round trip through the host (round_trips), on the device it copies from.
     trips = round_trips(frame) if device == main_device(frame) else round_trips(frame)[:0]
     hs, he = trips["host_start"].to_numpy(float), trips["host_end"].to_numpy(float)
     in_trip = iv.overlap_with(hs, he, gs, ge) >= 0.5 * dur if len(trips) else np.zeros(n, bool)
-    profiled = np.isin(cause, HOST_CAUSES) & ~starting & ~in_trip
-    profiler_us = _profiler_us_of_gaps(dur, profiled, recorded)
+    profiler_us = _profiler_us_of_gaps(dur, cause, starting, in_trip, recorded)
     return pd.DataFrame(
         {
             "start": gs,
@@ -807,9 +805,18 @@ def idle_by_owner(frame: TraceFrame) -> dict[str, float]:
     return c["owners"]
 
 
-def _profiler_us_of_gaps(dur: np.ndarray, host: np.ndarray, recorded_us: float) -> np.ndarray:
-    """The profiler's `recorded_us` of host cost spread over the host-caused gaps (`host`) in
-    proportion to their length, capped at their idle; nothing on the others."""
+def _profiler_us_of_gaps(
+    dur: np.ndarray,
+    cause: np.ndarray,
+    in_startup: np.ndarray,
+    in_round_trip: np.ndarray,
+    recorded_us: float,
+) -> np.ndarray:
+    """The profiler's `recorded_us` of host cost spread over the gaps the host caused with work it
+    recorded, in proportion to their length, capped at their idle; nothing on the others. Left
+    out: one-off start-up (cold_start's; no per-op cost) and the host's work inside a round trip
+    through the host (round_trips: numpy or PIL, which records no ops for the profiler to slow)."""
+    host = np.isin(cause, HOST_CAUSES) & ~in_startup & ~in_round_trip
     host_idle = float(dur[host].sum())
     share = min(recorded_us, host_idle) / host_idle if host_idle > 0 else 0.0
     return np.where(host, dur * share, 0.0)
@@ -826,9 +833,13 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
     dur = gaps["dur"].to_numpy()
     high = PROFILER_SHARE_OF_HOST_OP_HIGH / PROFILER_SHARE_OF_HOST_OP
     recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
-    host = np.isin(gaps["cause"], HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
-    host &= ~gaps["in_round_trip"].to_numpy(dtype=bool)
-    exposed = dur - _profiler_us_of_gaps(dur, host, recorded)
+    exposed = dur - _profiler_us_of_gaps(
+        dur,
+        gaps["cause"].to_numpy(),
+        gaps["in_startup"].to_numpy(dtype=bool),
+        gaps["in_round_trip"].to_numpy(dtype=bool),
+        recorded,
+    )
     return float(exposed[np.isin(gap_owners(frame), owners)].sum())
 
 

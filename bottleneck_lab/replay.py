@@ -36,8 +36,8 @@ QUEUE_DEPTH = 1024
 
 def step_us(frame: TraceFrame, without_syncs: bool = False) -> float | None:
     """Median step time of the replay; without_syncs drops every synchronising call but the
-    copies the memcpy finding owns (sync_calls' `copy_owned`). None where the trace gives nothing to replay
-    (no launches or no steps)."""
+    copies the memcpy finding owns (sync_calls' `copy_owned`). None where the trace gives
+    nothing to replay (no launches or no steps)."""
     c = frame.__dict__
     if "_replay" not in c:  # both replays at once: they share everything but the syncs
         c["_replay"] = _replay(frame)
