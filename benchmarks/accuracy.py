@@ -32,8 +32,12 @@ from bottleneck_lab.trace.load import load_trace  # noqa: E402
 SERIOUS = ("medium", "high")
 
 
-def trace_path(scenario: labels.Scenario, variant: str) -> Path:
-    base = ROOT / "traces" / ("zoo" if scenario.source == "zoo" else "h100") / scenario.name
+def trace_path(scenario: labels.Scenario, variant: str, root: Path | None = None) -> Path:
+    """The run's trace (a file, or a directory of per-rank files) under traces/zoo or
+    traces/h100, or under `root` (a second capture: traces/recapture)."""
+    if root is None:
+        root = ROOT / "traces" / ("zoo" if scenario.source == "zoo" else "h100")
+    base = root / scenario.name
     d = base / variant
     return d if d.is_dir() else base / f"{variant}.json.gz"
 
@@ -92,9 +96,9 @@ class PairScore:
     error_points: float | None
 
 
-def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
+def score_run(scenario: labels.Scenario, variant: str, root: Path | None = None) -> RunScore:
     label = scenario.runs[variant]
-    path = trace_path(scenario, variant)
+    path = trace_path(scenario, variant, root)
     d = diagnose(load_trace(path), path=str(path))
     serious = [f for f in d.findings if f.severity in SERIOUS]
     top = serious[0] if serious else None
@@ -126,8 +130,8 @@ def score_run(scenario: labels.Scenario, variant: str) -> RunScore:
     )
 
 
-def score_pair(scenario: labels.Scenario, bad: RunScore) -> PairScore:
-    b, f = trace_path(scenario, "bad"), trace_path(scenario, "fixed")
+def score_pair(scenario: labels.Scenario, bad: RunScore, root: Path | None = None) -> PairScore:
+    b, f = trace_path(scenario, "bad", root), trace_path(scenario, "fixed", root)
     if scenario.memory:
         pb, pf = peak_bytes(b), peak_bytes(f)
         saved = 100 * (1 - pf / pb) if pb and pf else None

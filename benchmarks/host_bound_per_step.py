@@ -37,14 +37,17 @@ def per_step_idle(frame, owner: str = "host_bound") -> np.ndarray:
     main = facts.main_thread(frame)
     if main is not None:  # the launching process's ops, as facts.ops_in_steps counts them
         op_step = np.where(ops["pid"].to_numpy() == main[0], op_step, -1)
-    host = np.isin(gaps["cause"], facts.HOST_CAUSES) & ~gaps["in_startup"].to_numpy(dtype=bool)
+    cause = gaps["cause"].to_numpy()
+    starting = gaps["in_startup"].to_numpy(dtype=bool)
+    tripping = gaps["in_round_trip"].to_numpy(dtype=bool)
     mine = facts.gap_owners(frame) == owner
     out = []
     for pos, number in enumerate(frame.steps["step"]):
         in_step = gaps["step"].to_numpy() == number
         recorded = per_op * int((op_step == pos).sum())
         d = np.where(in_step, dur, 0.0)
-        exposed = d - facts._profiler_us_of_gaps(d, host & in_step, recorded)
+        # gaps outside the step hold no idle here, so they take none of its cost
+        exposed = d - facts._profiler_us_of_gaps(d, cause, starting, tripping, recorded)
         out.append(float(exposed[mine & in_step].sum()))
     return np.array(out)
 

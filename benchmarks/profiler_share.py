@@ -54,6 +54,8 @@ def main() -> int:
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:
             continue  # holdouts calibrate nothing; cold_start was profiled without warm-up
+        if path.parents[1].name == "recapture":
+            continue  # second captures of labelled runs test the rules; they calibrate nothing
         meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
         if not meta.exists():
             continue
@@ -63,7 +65,13 @@ def main() -> int:
         profiled = float(np.median(frame.steps["dur"])) if len(frame.steps) else 0.0
         if profiled < 1.1 * sync:
             continue
-        working = (facts._host_span_us(frame) - facts._host_blocked_us(frame)) / n
+        # the steps less the idle their host's slowdown made (facts.host_slowdown_by_step),
+        # which is no per-op cost
+        gaps = facts.idle_gaps(frame)
+        slowed = gaps.groupby("step")["slowed_us"].sum().reindex(frame.steps["step"], fill_value=0)
+        profiled = float(np.median(frame.steps["dur"].to_numpy() - slowed.to_numpy()))
+        slow = facts.host_slowdown_by_step(frame).sum()
+        working = (facts._host_span_us(frame) - facts._host_blocked_us(frame) - slow) / n
         if working > 0:
             rows.append((str(path.relative_to(ROOT)), profiled / sync, (profiled - sync) / working))
     print(f"{'trace':<52}{'profiled/sync':>14}{'share':>8}")

@@ -79,10 +79,11 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
         without_us = facts.step_time_without_profiler_us(frame)
         extra["profiler_overhead"] = {
             "idle_us_per_step": round(overhead, 1),
+            "slowed_host_idle_us_per_step": round(facts.slowed_host_us(frame) / stats.count, 1),
             "step_time_us_without_profiler_est": round(without_us, 1),
             "us_per_recorded_op": facts.profiler_us_per_op(frame),
-            "note": "idle in host-caused gaps that only the profiler's per-op recording cost created; "
-            "findings' time estimates leave it out",
+            "note": "idle that only the profiler's per-op cost, or a host running the same ops "
+            "slower in some steps, created; findings leave it out",
             **_efficiency_without_profiler(eff, without_us),
         }
         k = facts.kernels(frame, dev)

@@ -438,7 +438,9 @@ def cross_rank_view(results: list[RankResult]) -> dict[str, Any]:
 
 
 def _profiler_idle_us(r: RankResult) -> float:
-    return float((r.summary.extra.get("profiler_overhead") or {}).get("idle_us_per_step", 0.0))
+    """Idle per step on rank `r` that the profiler made, its slowed steps' included."""
+    o = r.summary.extra.get("profiler_overhead") or {}
+    return float(o.get("idle_us_per_step", 0.0)) + float(o.get("slowed_host_idle_us_per_step", 0.0))
 
 
 def _own_findings(r: RankResult) -> list[dict[str, Any]]:

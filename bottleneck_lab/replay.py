@@ -91,11 +91,26 @@ def _replay(frame: TraceFrame) -> dict[bool, float | None]:
     on_threads = np.isin(_thread_keys(ops), _thread_keys(la))
     op_ts = np.sort(ops["ts"].to_numpy()[on_threads])
     us_per_op = facts.profiler_us_per_op(frame)
+    by_start = np.argsort(steps["cpu_ts"].to_numpy(dtype=float), kind="stable")
+    ends = steps["cpu_end"].to_numpy(dtype=float)[by_start]
+    slowdown = facts.host_slowdown_by_step(frame)[by_start]
+
+    def working_us(t: np.ndarray) -> np.ndarray:
+        return (t - t0) - b_cum[np.searchsorted(b_start, t, side="left")]
+
+    # a slowed step's host work (facts.host_slowdown_by_step) runs at the fastest step's pace:
+    # its slowdown is taken out in proportion to how far through its work the host is
+    w_start, w_end = working_us(starts), working_us(np.maximum(ends, starts))
+    slowed_before = np.r_[0.0, np.cumsum(slowdown)]
 
     def host_us(t: np.ndarray) -> np.ndarray:
-        blocked = b_cum[np.searchsorted(b_start, t, side="left")]
+        working = working_us(t)
         recorded = np.searchsorted(op_ts, t) - np.searchsorted(op_ts, t0)
-        return np.maximum((t - t0) - blocked - recorded * us_per_op, 0.0)
+        k = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(starts) - 1)
+        span = np.maximum(w_end[k] - w_start[k], 1e-9)
+        through = np.clip((working - w_start[k]) / span, 0.0, 1.0)
+        slowed = slowed_before[k] + slowdown[k] * through
+        return np.maximum(working - recorded * us_per_op - slowed, 0.0)
 
     latency = _launch_latency_us(frame, work)
     step_host = host_us(starts)

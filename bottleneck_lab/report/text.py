@@ -197,9 +197,13 @@ def _summary_rows(
     if idle_by is not None:
         idle = sorted(((k, v) for k, v in idle_by.items() if v), key=lambda kv: -kv[1])
         parts = [f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle]
-        profiler = (x.get("profiler_overhead") or {}).get("idle_us_per_step") or 0
+        overhead = x.get("profiler_overhead") or {}
+        profiler = overhead.get("idle_us_per_step") or 0
         if profiler >= 1:
             parts.append(f"the profiler's own recording {fmt_us(profiler)}")
+        slowed = overhead.get("slowed_host_idle_us_per_step") or 0
+        if slowed >= 1:
+            parts.append(f"steps whose host ran the same ops slower {fmt_us(slowed)}")
         if parts or x.get("idle_us_per_step_by_cause"):
             rows.append(("idle per step", ", ".join(parts) or "none"))
     if x.get("kernels_per_step") is not None:

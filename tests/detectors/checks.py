@@ -82,8 +82,9 @@ def assert_no_idle_counted_twice(d: Diagnosis, frame: TraceFrame) -> None:
         waits = loader.evidence["wait_us_by_step"][loader.evidence["steps_served_from_buffer"] :]
         steady = sum(waits) / len(waits)
     beyond = claimed.get("data-loading", 0.0) - by_owner["data_loading"] / steps
-    # the owners' idle and the idle only the profiler's host cost made add up to all the idle
-    total = sum(by_owner.values()) + facts.profiler_overhead_us(frame)
+    # the owners' idle, the idle only the profiler's host cost made and the idle of steps whose
+    # host was slowed add up to all the idle
+    total = sum(by_owner.values()) + facts.profiler_overhead_us(frame) + facts.slowed_host_us(frame)
     assert abs(total - float(facts.idle_gaps(frame)["dur"].sum())) <= 1e-3 * (len(by_owner) + 1)
     for code, us in claimed.items():
         expected = steady if code == "data-loading" else by_owner[IDLE_OWNER[code]] / steps
