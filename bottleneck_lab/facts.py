@@ -496,8 +496,12 @@ def host_slowdown_by_step(frame: TraceFrame) -> np.ndarray:
     c = _cache(frame)
     if "slowdown" not in c:
         s = frame.steps
-        working = _host_span_by_step(frame) - _host_blocked_by_step(frame)
-        ops = ops_by_step(frame)
+        # over the host's own spans, not the step windows: a window that runs on while the GPU
+        # finishes holds the next step's opening wait (a DataLoader fetch, a sync), which would
+        # make every step but the last look fast
+        starts, ends = _host_spans(frame)
+        working = (ends - starts) - _host_blocked_in(frame, starts, ends)
+        ops = _ops_in(frame, starts, ends)
         out = np.zeros(len(s))
         if len(s) >= 2 and ops.min() > 0 and ops.max() <= 1.01 * ops.min() and working.min() > 0:
             fastest = float(working.min())
@@ -506,23 +510,21 @@ def host_slowdown_by_step(frame: TraceFrame) -> np.ndarray:
     return c["slowdown"]
 
 
-def ops_by_step(frame: TraceFrame) -> np.ndarray:
-    """CPU ops the launching process recorded inside each step (in the order of frame.steps)."""
+def _ops_in(frame: TraceFrame, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """CPU ops the launching process recorded inside each span [starts, ends)."""
     ops = frame.cpu_ops
     mt = main_thread(frame)
     ts = ops["ts"].to_numpy()
     if mt is not None:  # a mask on the one column read, not a copy of the whole table
         ts = ts[ops["pid"].to_numpy() == mt[0]]
-    s = frame.steps
     ts = np.sort(ts)
-    return np.searchsorted(ts, s["end"].to_numpy(), side="left") - np.searchsorted(
-        ts, s["ts"].to_numpy(), side="left"
-    )
+    return np.searchsorted(ts, ends, side="left") - np.searchsorted(ts, starts, side="left")
 
 
 def ops_in_steps(frame: TraceFrame) -> int:
     """CPU ops the launching process recorded inside the steps."""
-    return int(ops_by_step(frame).sum())
+    s = frame.steps
+    return int(_ops_in(frame, s["ts"].to_numpy(), s["end"].to_numpy()).sum())
 
 
 def _covering_index(starts: np.ndarray, ends: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -754,9 +756,19 @@ def _host_span_us(frame: TraceFrame) -> float:
 
 def _host_span_by_step(frame: TraceFrame) -> np.ndarray:
     """Each step's host span (its ProfilerStep's CPU span; its window where none is marked)."""
+    starts, ends = _host_spans(frame)
+    return ends - starts
+
+
+def _host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of each step's host span, in the order of frame.steps: its ProfilerStep's
+    CPU span (empty where it ends before it starts), or its window where no step has one."""
     s = frame.steps
-    span = np.clip(s["cpu_end"].to_numpy() - s["cpu_ts"].to_numpy(), 0.0, None)
-    return span if span.sum() > 0 else (s["end"] - s["ts"]).to_numpy(dtype=float)
+    starts = s["cpu_ts"].to_numpy(dtype=float)
+    ends = np.maximum(s["cpu_end"].to_numpy(dtype=float), starts)
+    if (ends - starts).sum() > 0:
+        return starts, ends
+    return s["ts"].to_numpy(dtype=float), s["end"].to_numpy(dtype=float)
 
 
 def _host_blocked_us(frame: TraceFrame) -> float:
@@ -766,31 +778,37 @@ def _host_blocked_us(frame: TraceFrame) -> float:
 
 
 def _host_blocked_by_step(frame: TraceFrame) -> np.ndarray:
-    """_host_blocked_us step by step (in the order of frame.steps)."""
+    """_host_blocked_us step window by step window (in the order of frame.steps)."""
     c = _cache(frame)
     if "host_blocked" not in c:
         s = frame.steps
-        ws, we = s["ts"].to_numpy(), s["end"].to_numpy()
-        mt = main_thread(frame)
-        dl = dataloader_spans(frame)
-        blocked = iv.overlap_with(*iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy()), ws, we)
-        blocked = blocked + _in_syncs_by_step(frame, with_copies=True)
-        if mt is not None:
-            la = launches(frame)
-            la = la.loc[la["pid"] == mt[0]]
-            # one-off start-up is no per-op work the profiler inflates either
-            ss, se = startup_spans(frame)
-            blocked += iv.overlap_with(ss, se, ws, we)
-            if len(la):
-                in_startup = iv.overlap_with(ss, se, la["ts"].to_numpy(), la["end"].to_numpy()) > 0
-                # a blocking copy is both a launch and a sync: its wait counts once, as the sync's
-                counted = in_startup | la.index.isin(sync_calls(frame).index)
-                wait = np.where(counted, 0.0, launch_wait_us(la))
-                pos = np.searchsorted(ws, la["ts"].to_numpy(), side="right") - 1
-                inside = (pos >= 0) & (la["ts"].to_numpy() < we[np.maximum(pos, 0)])
-                blocked += np.bincount(pos[inside], weights=wait[inside], minlength=len(ws))
-        c["host_blocked"] = blocked
+        c["host_blocked"] = _host_blocked_in(frame, s["ts"].to_numpy(), s["end"].to_numpy())
     return c["host_blocked"]
+
+
+def _host_blocked_in(frame: TraceFrame, ws: np.ndarray, we: np.ndarray) -> np.ndarray:
+    """µs of each span [ws, we) (sorted, disjoint) that the launching thread sat waiting rather
+    than working: in synchronising calls, in launches held up by a full queue, in DataLoader
+    `__next__`, and in one-off start-up."""
+    mt = main_thread(frame)
+    dl = dataloader_spans(frame)
+    blocked = iv.overlap_with(*iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy()), ws, we)
+    blocked = blocked + _in_syncs_in(frame, ws, we)
+    if mt is not None:
+        la = launches(frame)
+        la = la.loc[la["pid"] == mt[0]]
+        # one-off start-up is no per-op work the profiler inflates either
+        ss, se = startup_spans(frame)
+        blocked += iv.overlap_with(ss, se, ws, we)
+        if len(la) and len(ws):
+            in_startup = iv.overlap_with(ss, se, la["ts"].to_numpy(), la["end"].to_numpy()) > 0
+            # a blocking copy is both a launch and a sync: its wait counts once, as the sync's
+            counted = in_startup | la.index.isin(sync_calls(frame).index)
+            wait = np.where(counted, 0.0, launch_wait_us(la))
+            pos = np.searchsorted(ws, la["ts"].to_numpy(), side="right") - 1
+            inside = (pos >= 0) & (la["ts"].to_numpy() < we[np.maximum(pos, 0)])
+            blocked += np.bincount(pos[inside], weights=wait[inside], minlength=len(ws))
+    return blocked
 
 
 def launch_wait_us(la: pd.DataFrame) -> np.ndarray:
@@ -848,21 +866,15 @@ def gpu_time_us(frame: TraceFrame) -> float:
     return float(np.median(iv.overlap_with(bs, be, s["ts"].to_numpy(), s["end"].to_numpy())))
 
 
-def _in_syncs_by_step(frame: TraceFrame, with_copies: bool) -> np.ndarray:
-    """µs of each step (in the order of frame.steps) the launching process sat in synchronising
-    calls (with or without the copies the memcpy finding owns: blocking host-to-device copies
-    and round trips' copies down)."""
-    s = frame.steps
+def _in_syncs_in(frame: TraceFrame, ws: np.ndarray, we: np.ndarray) -> np.ndarray:
+    """µs of each span [ws, we) the launching process sat in synchronising calls (the copies the
+    memcpy finding owns included)."""
     mt = main_thread(frame)
     if mt is None:
-        return np.zeros(len(s))
+        return np.zeros(len(ws))
     sy = sync_calls(frame)
-    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy() & (with_copies | ~sy["copy_owned"].to_numpy())]
-    return iv.overlap_with(
-        *iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()),
-        s["ts"].to_numpy(),
-        s["end"].to_numpy(),
-    )
+    sy = sy.loc[(sy["pid"] == mt[0]).to_numpy()]
+    return iv.overlap_with(*iv.union(sy["ts"].to_numpy(), sy["end"].to_numpy()), ws, we)
 
 
 def idle_by_owner(frame: TraceFrame) -> dict[str, float]:

@@ -61,6 +61,26 @@ def test_steps_that_recorded_different_ops_are_not_compared():
     assert facts.idle_gaps(frame)["slowed_us"].sum() == 0
 
 
+def test_a_wait_that_opens_the_next_step_inside_this_steps_window_is_no_slowdown():
+    """Three identical 1000 µs steps, each opening with a 400 µs DataLoader wait while the GPU
+    still runs the step before's last kernel: the wait lies in the earlier step's window but in
+    its own step's host span. Measured over the windows, every step but the last read as fast
+    (slowdown 0, 400, 800 µs) and the step without it as 600 µs."""
+    b = TraceBuilder()
+    for i in range(3):
+        t0 = 1000.0 * i
+        b.step(i + 1, t0, 1000.0)
+        b.dataloader(t0, 400.0)
+        for j in range(10):
+            t = t0 + 400 + 60 * j
+            launch(b, t, t + 15, 445.0 if j == 9 else 10.0, op_us=30.0)
+    frame = load(b)
+    assert frame.steps["end"].iloc[0] > frame.steps["cpu_end"].iloc[0]  # windows run on
+    assert not facts.host_slowdown_by_step(frame).any()
+    assert facts.step_time_without_profiler_us(frame) == pytest.approx(1000.0)
+    assert replay.step_us(frame) == pytest.approx(1000.0, rel=0.02)
+
+
 def test_the_replay_runs_a_slowed_step_at_the_fastest_steps_pace():
     frame = load(steps([OP_US, 2 * OP_US, 2 * OP_US]))
     assert replay.step_us(frame) == pytest.approx(OPS * OP_US, rel=0.05)

@@ -41,7 +41,7 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     ("mixtral_moe_experts", "bad"): "holdout 12: the eager experts loop (one Python pass per "
     "expert, nonzero and index_add each) is host-bound, and transformers' grouped_mm backend "
     "saved 73.0%. Its cost is split: host_bound 21.8%, sync_stall 11.6%, launch_overhead 8.9%, "
-    "so fusion's 26.3% (1,180 fewer elementwise launches a step, and their host dispatch) ranks "
+    "so fusion's 26.2% (1,180 fewer elementwise launches a step, and their host dispatch) ranks "
     "first. host_bound had ranked first at 24.1% until the host's slowdown in its first profiled "
     "step (the same ops taking 1.48x the fastest step's time) was taken out of the step",
     ("resnet50_ohem_host_topk", "bad"): "holdout 15: the losses read on the host once a step "
@@ -64,9 +64,9 @@ SAVING_OFF = {
     "of the eager experts loop (208.75 -> 56.38 ms); the loop's host cost is split over "
     "host_bound (21.8%: the idle left at the profiler's highest share), sync_stall (11.6%: 656 "
     "syncs a step from its nonzero and torch.where) and launch_overhead (8.9%), each promising "
-    "its own part of what one fix removes; fusion (26.3%) ranks first",
+    "its own part of what one fix removes; fusion (26.2%) ranks first",
     "lstm_lm_batch": "holdout: batch 8 -> 128 measured 83.3% faster per sample; small_batch "
-    "promises 65.6%. Its first profiled step ran the same ops 1.30x as long on the host as the "
+    "promises 65.7%. Its first profiled step ran the same ops 1.30x as long on the host as the "
     "fastest (facts.SLOWED_HOST_RATIO is 1.25), so the step without the profiler and that "
     "slowdown reads 22.9 ms where 27.1 ms was measured; small_batch's share of a shorter step is "
     "smaller (69.1% before the slowdown was taken out)",
