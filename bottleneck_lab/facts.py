@@ -66,8 +66,8 @@ PROFILER_SHARE_OF_HOST_OP_LOW = 0.24
 PROFILER_SHARE_OF_HOST_OP_HIGH = 0.58
 # A step whose host took at least this much longer than the fastest step to do the same recorded
 # ops was slowed by something outside the program's work: under record_shapes + profile_memory
-# the same ops took 1.25x to 2.2x as long in one step as in another on 24 of 117 shipped traces
-# with steps (the GPU-bound ResNet-50 -> ResNet-18 distillation run: 71, 76 and 35 ms of host
+# the same ops took 1.25x to 2.4x as long in one step as in another on 34 of the 129 traces of
+# traces/zoo and traces/h100 with steps (`python benchmarks/host_slowdown_scan.py`; the GPU-bound ResNet-50 -> ResNet-18 distillation run: 71, 76 and 35 ms of host
 # work, the step measured 23 ms without the profiler).
 SLOWED_HOST_RATIO = 1.25
 HOST_CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound")
