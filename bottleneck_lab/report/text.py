@@ -195,7 +195,8 @@ def _summary_rows(
     # diagnoses by raw cause; the profiler's own share, which no finding counts, said apart.
     idle_by = x.get("idle_us_per_step_by_owner", x.get("idle_us_per_step_by_cause"))
     if idle_by is not None:
-        idle = sorted(((k, v) for k, v in idle_by.items() if v), key=lambda kv: -kv[1])
+        # under half a µs would print as "0 µs"
+        idle = sorted(((k, v) for k, v in idle_by.items() if v >= 0.5), key=lambda kv: -kv[1])
         parts = [f"{OWNER_LABELS.get(k, k)} {fmt_us(v)}" for k, v in idle]
         overhead = x.get("profiler_overhead") or {}
         profiler = overhead.get("idle_us_per_step") or 0
