@@ -53,12 +53,17 @@ def test_summary_of_a_recommender_with_tiny_mfu():
     assert ("the profiler's own recording" in text) == (profiler >= 1)
 
 
+def _zoo_diagnosis(scenario: str, variant: str):
+    """The diagnosis of a shipped zoo trace (the test skips where it is not shipped)."""
+    path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / scenario / f"{variant}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} not shipped")
+    return bottleneck_lab.analyze(str(path))
+
+
 def test_the_profilers_share_of_idle_is_said_apart():
     # GPT-2 with a per-tensor AdamW: host-bound, and the profiler doubled the host's op cost
-    path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "gpt2_adamw_foreach"
-    if not (path / "bad.json.gz").is_file():
-        pytest.skip(f"{path} not shipped")
-    d = bottleneck_lab.analyze(str(path / "bad.json.gz"))
+    d = _zoo_diagnosis("gpt2_adamw_foreach", "bad")
     text = " ".join(render(d, "text").split())
     profiler = d.summary.extra["profiler_overhead"]["idle_us_per_step"]
     assert profiler > 1000
@@ -68,10 +73,7 @@ def test_the_profilers_share_of_idle_is_said_apart():
 def test_idle_per_step_agrees_with_the_findings():
     # torch.compile recompiling every step: the gaps are host_bound by cause but the compile
     # finding reports them, and the summary's idle row must say so in the same numbers.
-    path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "compile_dynamic_shapes"
-    if not (path / "bad.json.gz").is_file():
-        pytest.skip(f"{path} not shipped")
-    d = bottleneck_lab.analyze(str(path / "bad.json.gz"))
+    d = _zoo_diagnosis("compile_dynamic_shapes", "bad")
     owned = d.summary.extra["idle_us_per_step_by_owner"]
     top = d.findings[0]
     assert top.code == "recompilation"
@@ -86,10 +88,7 @@ def test_idle_per_step_names_the_slowed_host_and_leaves_out_what_rounds_to_nothi
     # ResNet-50 -> ResNet-18 distillation (holdout 14): two of three steps ran the same ops at
     # twice the host time; their idle is said apart, and a cause under half a µs per step (its
     # host-device sync, 0.3 µs) is not printed as "0 µs".
-    path = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "distillation_healthy"
-    if not (path / "healthy.json.gz").is_file():
-        pytest.skip(f"{path} not shipped")
-    d = bottleneck_lab.analyze(str(path / "healthy.json.gz"))
+    d = _zoo_diagnosis("distillation_healthy", "healthy")
     text = " ".join(render(d, "text").split())
     slowed = d.summary.extra["profiler_overhead"]["slowed_host_idle_us_per_step"]
     assert slowed > 10_000
