@@ -67,8 +67,9 @@ PROFILER_SHARE_OF_HOST_OP_HIGH = 0.58
 # A step whose host took at least this much longer than the fastest step to do the same recorded
 # ops was slowed by something outside the program's work: under record_shapes + profile_memory
 # the same ops took 1.25x to 2.4x as long in one step as in another on 34 of the 129 traces of
-# traces/zoo and traces/h100 with steps (`python benchmarks/host_slowdown_scan.py`; the GPU-bound ResNet-50 -> ResNet-18 distillation run: 71, 76 and 35 ms of host
-# work, the step measured 23 ms without the profiler).
+# traces/zoo and traces/h100 with steps (`python benchmarks/host_slowdown_scan.py`; the GPU-bound
+# ResNet-50 -> ResNet-18 distillation run: 71, 76 and 35 ms of host work, the step measured 23 ms
+# without the profiler).
 SLOWED_HOST_RATIO = 1.25
 HOST_CAUSES = ("data_loading", "sync_stall", "launch_overhead", "host_bound")
 
@@ -746,18 +747,11 @@ def _host_span_us(frame: TraceFrame) -> float:
     """µs over all steps that the host spent inside its step (the ProfilerStep spans; the
     windows where a trace marks no steps): a host that ran ahead and waited for the GPU between
     its steps was not working then. At most the step windows."""
-    s = frame.steps
-    ws, we = step_windows(frame)
-    if not len(s):
+    if not len(frame.steps):
         return 0.0
-    span = float(_host_span_by_step(frame).sum())
-    return min(span, float((we - ws).sum())) if span > 0 else float((we - ws).sum())
-
-
-def _host_span_by_step(frame: TraceFrame) -> np.ndarray:
-    """Each step's host span (its ProfilerStep's CPU span; its window where none is marked)."""
+    ws, we = step_windows(frame)
     starts, ends = _host_spans(frame)
-    return ends - starts
+    return min(float((ends - starts).sum()), float((we - ws).sum()))
 
 
 def _host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -774,15 +768,11 @@ def _host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
 def _host_blocked_us(frame: TraceFrame) -> float:
     """µs over all steps that the launching thread sat waiting rather than working: in
     synchronising calls, in launches held up by a full queue, and in DataLoader `__next__`."""
-    return float(_host_blocked_by_step(frame).sum())
-
-
-def _host_blocked_by_step(frame: TraceFrame) -> np.ndarray:
-    """_host_blocked_us step window by step window (in the order of frame.steps)."""
     c = _cache(frame)
     if "host_blocked" not in c:
         s = frame.steps
-        c["host_blocked"] = _host_blocked_in(frame, s["ts"].to_numpy(), s["end"].to_numpy())
+        blocked = _host_blocked_in(frame, s["ts"].to_numpy(), s["end"].to_numpy())
+        c["host_blocked"] = float(blocked.sum())
     return c["host_blocked"]
 
 
@@ -900,10 +890,8 @@ def _profiler_us_of_gaps(
     recorded, in proportion to their length, capped at their idle; nothing on the others. Left
     out: one-off start-up (cold_start's; no per-op cost) and the host's work inside a round trip
     through the host (round_trips: numpy or PIL, which records no ops for the profiler to slow)."""
-    host = np.isin(cause, HOST_CAUSES) & ~in_startup & ~in_round_trip
-    host_idle = float(dur[host].sum())
-    share = min(recorded_us, host_idle) / host_idle if host_idle > 0 else 0.0
-    return np.where(host, dur * share, 0.0)
+    host = _recorded_host_work(cause, in_startup, in_round_trip)
+    return _spread_over(dur, host, np.zeros(len(dur), dtype=np.int64), np.array([recorded_us]))
 
 
 def _slowed_us_of_gaps(
@@ -918,15 +906,30 @@ def _slowed_us_of_gaps(
     work it recorded, in proportion to their length and capped at their idle, as the profiler's
     per-op cost is (_profiler_us_of_gaps)."""
     slow = host_slowdown_by_step(frame)
-    host = np.isin(cause, HOST_CAUSES) & ~in_startup & ~in_round_trip
     if not len(dur) or not slow.any():
         return np.zeros(len(dur))
-    pos = np.clip(step_pos, 0, len(slow) - 1)
-    host_idle = np.bincount(pos[host], weights=dur[host], minlength=len(slow))
+    host = _recorded_host_work(cause, in_startup, in_round_trip)
+    return _spread_over(dur, host, np.clip(step_pos, 0, len(slow) - 1), slow)
+
+
+def _recorded_host_work(
+    cause: np.ndarray, in_startup: np.ndarray, in_round_trip: np.ndarray
+) -> np.ndarray:
+    """The gaps the host caused with work the profiler recorded: host-caused, not one-off
+    start-up, not the numpy or PIL work inside a round trip."""
+    return np.isin(cause, HOST_CAUSES) & ~in_startup & ~in_round_trip
+
+
+def _spread_over(
+    dur: np.ndarray, host: np.ndarray, group: np.ndarray, amount_us: np.ndarray
+) -> np.ndarray:
+    """amount_us[k] spread over the `host` gaps of group k in proportion to their length, each
+    group's capped at its gaps' idle; nothing on the other gaps."""
+    idle = np.bincount(group[host], weights=dur[host], minlength=len(amount_us))
     share = np.divide(
-        np.minimum(slow, host_idle), host_idle, out=np.zeros(len(slow)), where=host_idle > 0
+        np.minimum(amount_us, idle), idle, out=np.zeros(len(amount_us)), where=idle > 0
     )
-    return np.where(host, dur * share[pos], 0.0)
+    return np.where(host, dur * share[group], 0.0)
 
 
 def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
