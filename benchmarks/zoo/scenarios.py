@@ -810,8 +810,9 @@ def _recurrent_lm(cell: str, hidden: int, layers: int, tokens: int, batch: int) 
     model = RecurrentLM().cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, 8000, (batch, tokens), device="cuda")
+    run = _as_run(torch, model)
     step = _train_step(
-        torch, opt, lambda: nn.functional.cross_entropy(model(ids).flatten(0, 1), ids.flatten())
+        torch, opt, lambda: nn.functional.cross_entropy(run(ids).flatten(0, 1), ids.flatten())
     )
     return Built(
         step,

@@ -68,11 +68,13 @@ MISDIAGNOSED: dict[str, str] = {}
 def test_demo_bad_trace_is_diagnosed_as_its_kind(name):
     d = demo_diagnosis(name, "bad")
     if DEMOS[name].kind == "activation_memory":
-        # activation_memory is info unless memory is near capacity (DESIGN.md): the top of the
-        # ranked list, not a medium/high verdict, is what the checkpointing demo can show
-        assert d.findings and d.findings[0].kind == "activation_memory", [
-            (f.code, f.severity) for f in d.findings
-        ]
+        # activation_memory is info unless memory is near capacity (DESIGN.md): the finding, not
+        # a medium/high verdict, is what the checkpointing demo can show. The one finding above
+        # it is fusion: compiling the model's loss measured 18.2% faster on this run
+        # (benchmarks/demo_compile_savings.py)
+        found = [(f.kind, f.severity) for f in d.findings]
+        assert ("activation_memory", "info") in found, found
+        assert {f.kind for f in serious(d)} <= {"fusion"}, found
         return
     top = serious(d)
     assert top, "no medium or high finding"

@@ -35,13 +35,13 @@ PAIRS = [
 WRONG_TOP: dict[tuple[str, str], str] = {
     ("gpt2_clip_sync", "bad"): "holdout 9: clip_grad_norm_(error_if_nonfinite=True) reads the "
     "norm on the host between backward and the optimizer; dropping the check measured 18.9% "
-    "faster. sync_stall now finds it (medium, 11.1%, from the replay), but fusion's 13.3% ranks "
-    "first: GPT-2's gelu_new is unfused arithmetic (allowed here), and the rule written before "
-    "capture names sync_stall as the top",
+    "faster. sync_stall now finds it (medium, 11.1%, from the replay), but fusion's 46.0% ranks "
+    "first: GPT-2 eager is unfused (allowed here; torch.compile measured 49.6% on the same model "
+    "and batch), and the rule written before capture names sync_stall as the top",
     ("mixtral_moe_experts", "bad"): "holdout 12: the eager experts loop (one Python pass per "
     "expert, nonzero and index_add each) is host-bound, and transformers' grouped_mm backend "
     "saved 73.0%. Its cost is split: host_bound 21.8%, sync_stall 11.6%, launch_overhead 8.9%, "
-    "so fusion's 26.2% (1,180 fewer elementwise launches a step, and their host dispatch) ranks "
+    "so fusion's 25.9% (1,180 fewer elementwise launches a step, and their host dispatch) ranks "
     "first. host_bound had ranked first at 24.1% until the host's slowdown in its first profiled "
     "step (the same ops taking 1.48x the fastest step's time) was taken out of the step",
     ("resnet50_ohem_host_topk", "bad"): "holdout 15: the losses read on the host once a step "
@@ -50,29 +50,39 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "0.1 ms a step: it kept the copy of the chosen indices back up, a pageable copy that waits "
     "for the stream as well, as memcpy's. With that copy taken as part of the read "
     "(facts.answer_trips) sync_stall promises 9.0%, low, and nothing reaches medium",
+    ("vit_ema_loop", "bad"): "holdout 13: fusion medium 22.3% (ViT-B/16's chains; GPU busy 91% "
+    "of the step), and torch.compile(model) measured 8.2% (34.78 -> 31.94 ms) after that "
+    "promise, under the 10% the label rule asks: the per-parameter EMA loop the model's compile "
+    "leaves eager holds the host, so the GPU's saving is only partly step time",
 }
-FALSE_ALARMS: dict[tuple[str, str], str] = {}
+FALSE_ALARMS: dict[tuple[str, str], str] = {
+    ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
+    ("lstm_lm_batch", "fixed"): "holdout 2: fusion medium 14.2% from the head's bias add, "
+    "log_softmax and the FP32 cast of the loss (65536 x 8000 logits). torch.compile(model) "
+    "measured -0.6%: Dynamo leaves the cuDNN LSTM eager and the loss is outside the model. "
+    "Compiling the whole step measured 11.5% (35.14 -> 31.10 ms), so the chain is real, but the "
+    "label rule asks for the model's compile",
+}
 SAVING_OFF = {
-    "llama_compile": "holdout: torch.compile saved 45.7% of the eager HF Llama step; fusion "
-    "predicts 29.7%: it counts chains with three or more arithmetic kernels (RMSNorm and RoPE "
-    "now whole), while Inductor also removes single casts, multiplies and copies between "
-    "matmuls, and most of the host's dispatch besides",
-    "t5_compile": "holdout 2: torch.compile saved 47.4% of eager T5; fusion predicts 13.2%, for "
-    "the same reason as llama_compile, and since its host saving counts only as far as the "
-    "GPU waits on the host at the profiler's highest share (none here)",
+    "t5_compile": "holdout 2: torch.compile saved 47.4% of eager T5; fusion predicts 24.1%. Its "
+    "GPU is busy 77% of the step, so the host's work bounds the promise, and only hand-written "
+    "chains count on the host; compile's own host saving there is not modelled. Its SDPA with "
+    "a position bias runs the math path (9.5 ms of non-matrix kernels a step) that no chain "
+    "holds",
     "mixtral_moe_experts": "holdout 12: transformers' grouped_mm experts backend saved 73.0% "
     "of the eager experts loop (208.75 -> 56.38 ms); the loop's host cost is split over "
     "host_bound (21.8%: the idle left at the profiler's highest share), sync_stall (11.6%: 656 "
     "syncs a step from its nonzero and torch.where) and launch_overhead (8.9%), each promising "
-    "its own part of what one fix removes; fusion (26.2%) ranks first",
+    "its own part of what one fix removes; fusion (25.9%) ranks first",
     "lstm_lm_batch": "holdout: batch 8 -> 128 measured 83.3% faster per sample; small_batch "
     "promises 65.7%. Its first profiled step ran the same ops 1.30x as long on the host as the "
     "fastest (facts.SLOWED_HOST_RATIO is 1.25), so the step without the profiler and that "
     "slowdown reads 22.9 ms where 27.1 ms was measured; small_batch's share of a shorter step is "
     "smaller (69.1% before the slowdown was taken out)",
-    "swin_t_compile": "holdout 2: torch.compile saved 50.3% of eager Swin-T; fusion predicts "
-    "13.8% (6.6 ms of layout copies, 3 ms of chains): Inductor also fuses the layer norms, "
-    "rolls, casts, softmax and the zero-fills of slice backward into their neighbours",
+    "swin_t_compile": "holdout 2: torch.compile saved 50.3% of eager Swin-T (GPU time 68.0 -> "
+    "33.1 ms a step); fusion predicts 28.1% (29.4 ms of GPU time at each chain's own bandwidth "
+    "and no faster than its longest kernel; a fused kernel at the trace's 90th-percentile "
+    "bandwidth would give 42%, but over-promised on other runs)",
 }
 
 
@@ -109,7 +119,7 @@ def test_predicted_saving_within_15_points_of_measured(name):
 
 # (scenario, variant) of a recaptured run -> why its diagnosis is not yet right there
 RECAPTURE_WRONG = {
-    ("gpt2_clip_sync", "bad"): "as on its first capture (WRONG_TOP): fusion 12.5% ranks above "
+    ("gpt2_clip_sync", "bad"): "as on its first capture (WRONG_TOP): fusion 43.3% ranks above "
     "sync_stall 11.9%; the check measured 10.1% this time",
     ("gpt2_adamw_foreach", "bad"): "host_bound medium 11.4%, which its label (written for the "
     "first capture, GPU busy 30 of a 33.15 ms synchronised step) does not allow; in this lease "
@@ -125,6 +135,8 @@ RECAPTURE_WRONG = {
     "8.0%. torch.topk measured 8.7% faster in this lease (37.51 -> 34.26 ms), under the 10% that "
     "the rule written before the first capture sets for a sync_stall diagnosis: by that rule "
     "this recapture's bad run is healthy, and nothing >= medium is what it should get",
+    ("lstm_lm_batch", "fixed"): "as on its first capture (FALSE_ALARMS): fusion medium 14.3% "
+    "from the head's bias add and the loss, which torch.compile(model) does not reach",
 }
 RECAPTURE_SAVING_OFF = {
     "lstm_lm_batch": "as on its first capture (SAVING_OFF): small_batch 64.1% against 81.6%",
