@@ -1848,12 +1848,12 @@ def distillation_healthy(variant: str) -> Built:
     opt = torch.optim.AdamW(student.parameters(), lr=1e-4, fused=True)
     x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=cl)
     y = torch.randint(0, 1000, (128,), device="cuda")
-    run = _as_run(torch, student)
+    run, teach = _as_run(torch, student), _as_run(torch, teacher)
     f = torch.nn.functional
 
     def loss_of():
         with torch.no_grad():
-            soft = f.log_softmax(teacher(x).float() / 4, -1)
+            soft = f.log_softmax(teach(x).float() / 4, -1)
         logits = run(x).float()
         kd = f.kl_div(f.log_softmax(logits / 4, -1), soft, log_target=True, reduction="batchmean")
         return 16 * kd + f.cross_entropy(logits, y)

@@ -18,7 +18,8 @@ tensor only to change its strides; a fused neighbour reads or writes that layout
 
 What one fused kernel replaces is what torch.compile fuses: every run of memory-bound kernels
 between two matrix kernels, casts, copies and norms over the last dimension (layer norm, RMS
-norm) included; batch norm, whose statistics need a pass of their own, ends a chain.
+norm) included, and batch norm in eval mode (a per-channel scale and shift); batch norm in
+training, whose statistics need a pass of their own, ends a chain.
 
 Estimate: each chain at the bandwidth it reached, moving only the bytes of its largest kernel (a
 fused kernel reads the chain's input and writes its output once); the difference is the saving.
@@ -81,7 +82,8 @@ MEMBER_CATEGORIES = ("elementwise", "other")
 # Norms over the last dimension join a chain too, but only one torch.compile fuses: a fused
 # kernel holds a row in registers, so the residual add, dropout and cast around a layer norm
 # become one pass (Inductor's persistent reduction). By hand there is no such op, so they end a
-# hand-written chain. Batch norm reduces over the batch, a whole extra pass, and stays out.
+# hand-written chain. Batch norm in training reduces over the batch, a whole extra pass, and
+# stays out (in eval mode it is elementwise: flops.norm).
 ROW_NORMS = frozenset(
     {
         "aten::layer_norm",

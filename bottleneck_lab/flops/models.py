@@ -154,14 +154,21 @@ def _number(value: Any) -> float:
     return number if number == number else 0.0  # NaN -> 0
 
 
+# Batch norm ops copy their running statistics in child ops (aten::copy_ of C floats in eval
+# mode): bookkeeping inside one kernel's op, which must not hide the op's own cost.
+_BATCH_NORM_OPS = frozenset(f"aten::{name}" for name in _NORM_SPECS if "batch_norm" in name)
+
+
 def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
     """(index into ops, cost) of the ops whose cost enters a step total.
 
     Ops nest by time on each thread. A compute op (gemm, conv, attention with FLOPs) counts
     unless another compute op runs inside it: aten::convolution -> aten::_convolution ->
-    aten::mkldnn_convolution counts once, at the innermost. Any other costed op counts only if
-    no costed op runs inside it and it does not run inside a compute op (the bias copy_ inside
-    aten::addmm is part of the addmm).
+    aten::mkldnn_convolution counts once, at the innermost. A batch norm op does the same among
+    batch norm ops (aten::batch_norm -> aten::native_batch_norm), and what runs inside it is its
+    own bookkeeping (eval mode's copy_ of the running statistics). Any other costed op counts
+    only if no costed op runs inside it and it does not run inside a compute or batch norm op
+    (the bias copy_ inside aten::addmm is part of the addmm).
 
     A compute op whose ``launched`` field is False is dropped: the profiler also records ops
     that raised before their kernel ran, such as the last op of a checkpointed region that
@@ -178,9 +185,12 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
         ):
             costs[i] = None
     compute = [c is not None and c.category in COMPUTE_CATEGORIES and c.flops > 0 for c in costs]
+    batch_norm = [c is not None and op[0] in _BATCH_NORM_OPS for c, op in zip(costs, ops)]
     has_compute_inside = [False] * len(ops)
+    has_batch_norm_inside = [False] * len(ops)
     has_cost_inside = [False] * len(ops)
     inside_compute = [False] * len(ops)
+    inside_batch_norm = [False] * len(ops)
 
     starts = [_number(op[1]) for op in ops]
     ends = [s + max(_number(op[2]), 0.0) for s, op in zip(starts, ops)]
@@ -197,12 +207,16 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
             if stack:  # tell the parent what ran inside it
                 parent = stack[-1]
                 has_compute_inside[parent] |= compute[child] or has_compute_inside[child]
+                has_batch_norm_inside[parent] |= batch_norm[child] or has_batch_norm_inside[child]
                 has_cost_inside[parent] |= costs[child] is not None or has_cost_inside[child]
 
         for i in indices:
             while stack and starts[i] >= ends[stack[-1]]:
                 pop(stack)
-            inside_compute[i] = bool(stack) and (compute[stack[-1]] or inside_compute[stack[-1]])
+            if stack:
+                top = stack[-1]
+                inside_compute[i] = compute[top] or inside_compute[top]
+                inside_batch_norm[i] = batch_norm[top] or inside_batch_norm[top]
             stack.append(i)
         while stack:
             pop(stack)
@@ -213,8 +227,10 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
             continue
         if compute[i]:
             keep = not has_compute_inside[i]
+        elif batch_norm[i]:
+            keep = not has_batch_norm_inside[i] and not inside_compute[i]
         else:
-            keep = not has_cost_inside[i] and not inside_compute[i]
+            keep = not has_cost_inside[i] and not inside_compute[i] and not inside_batch_norm[i]
         if keep:
             counted.append((i, cost))
     return counted

@@ -60,7 +60,10 @@ def _norm_cost(args: _Args, spec: _NormSpec) -> OpCost | None:
     else:
         per_element = 5 if affine else 4  # mean, variance, normalise (and scale, shift)
     if not spec.backward:
-        return OpCost(x.numel * per_element, args.bytes_in() + x.nbytes, x.dtype, "norm")
+        # eval batch norm is a per-channel scale and shift: elementwise work a fused kernel
+        # absorbs, not a reduction
+        category = "elementwise" if spec.kind == "batch" and not training else "norm"
+        return OpCost(x.numel * per_element, args.bytes_in() + x.nbytes, x.dtype, category)
     mask = (
         args.value(spec.mask, [True, True, True]) if spec.mask is not None else [True, True, True]
     )

@@ -115,6 +115,15 @@ def test_a_layer_norm_joins_the_chain_compile_fuses_but_ends_a_hand_written_one(
     assert ev["host_time_saved_us_per_step"] == 0
 
 
+def test_an_eval_batch_norm_is_a_scale_and_shift_that_joins_its_activation():
+    # inference: the running statistics are fixed, so batch norm is elementwise and a fused
+    # kernel applies it with the activation after it (torch.compile measured 24-47% on
+    # EfficientNet-V2 evaluation, 38.5% on ResNet-50 inference at batch 256)
+    eval_norm = {**BATCH_NORM, "Concrete Inputs": ["", "", "", "", "", "False", "0.1", "1e-05"]}
+    ev = fusion_evidence([("aten::native_batch_norm", eval_norm), ("aten::silu", UNARY)])
+    assert ev is not None and ev["kernels_in_chains_per_step"] == 2
+
+
 def test_a_batch_norm_ends_a_chain():
     # batch norm reduces over the batch: its statistics are a pass of their own, and its
     # neighbours' two kernels on either side are no chain (one arithmetic kernel each)

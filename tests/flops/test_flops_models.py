@@ -4,7 +4,13 @@ from math import prod
 
 import pytest
 
-from bottleneck_lab.flops.models import COMPUTE_CATEGORIES, OpCost, count_step_flops, op_cost
+from bottleneck_lab.flops.models import (
+    COMPUTE_CATEGORIES,
+    OpCost,
+    count_step_flops,
+    counted_op_costs,
+    op_cost,
+)
 
 F32 = "float"
 BF16 = "c10::BFloat16"
@@ -418,6 +424,8 @@ def test_batch_norm_training_and_eval():
     assert train.flops == 5 * 4096
     assert evaluate.flops == 2 * 4096
     assert train.bytes == evaluate.bytes == 4 * (2 * 4096 + 4 * 8)
+    # eval mode is a per-channel scale and shift: elementwise, not a reduction
+    assert (train.category, evaluate.category) == ("norm", "elementwise")
     cudnn = cost("aten::cudnn_batch_norm", [x, c, c, c, c, [], [], []], types, None)
     assert cudnn.flops == train.flops
 
@@ -541,6 +549,26 @@ def test_work_inside_a_gemm_belongs_to_the_gemm():
     assert totals.flops_by_category == {"gemm": 1024, "elementwise": 64}
     assert totals.compute_flops == 1024
     assert totals.ops_counted == 2  # addmm and clamp_min; relu has clamp_min inside
+
+
+def test_a_batch_norm_counts_once_and_its_running_statistics_copy_is_its_own():
+    # torch 2.11, inference_mode: aten::batch_norm -> _batch_norm_impl_index ->
+    # native_batch_norm, which copies the 8 running-statistic floats in a child aten::copy_.
+    # That copy had hidden the norm (a costed op inside), so no batch norm counted at all.
+    x, c = [2, 8, 16, 16], [8]
+    types = [F32, F32, F32, F32, F32, "Scalar", "Scalar", "Scalar"]
+    conc = ["", "", "", "", "", "False", "0.1", "1e-05"]
+    dims = [x, c, c, c, c, [], [], []]
+    ops = [
+        op("aten::batch_norm", 0, 100, dims + [[]], types + ["Scalar"], conc + ["True"]),
+        op("aten::_batch_norm_impl_index", 1, 98, dims + [[]], types + ["Scalar"], conc + ["True"]),
+        op("aten::native_batch_norm", 2, 90, dims, types, conc),
+        op("aten::copy_", 10, 5, [c, c, []], [F32, F32, "Scalar"]),
+        op("aten::relu", 100, 10, [x], [F32]),
+    ]
+    counted = counted_op_costs(ops)
+    assert [i for i, _ in counted] == [2, 4]  # native_batch_norm and relu
+    assert counted[0][1].flops == 2 * 4096
 
 
 def test_same_op_on_two_threads_counts_twice_and_sequential_ops_do_not_nest():
