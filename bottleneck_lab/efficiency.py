@@ -331,7 +331,7 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
     mb = oc.loc[oc["category"].isin(("elementwise", "norm", "other")) & (oc["bytes"] > 0)]
     ops = frame.cpu_ops
     # a fused optimizer op outside an Optimizer.step span is still the optimizer's
-    fused_opt = name_mask(ops["name"], r"^aten::_fused_")
+    fused_opt = name_mask(ops["name"], r"^aten::_fused_(?!rms_norm)")
     mb = mb.loc[~fused_opt[mb["row"].to_numpy(dtype=np.int64)]]
     is_mb = np.zeros(len(ops), dtype=bool)
     is_mb[mb["row"].to_numpy(dtype=np.int64)] = True

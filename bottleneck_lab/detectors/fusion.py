@@ -1,11 +1,11 @@
 """Memory-bound kernels that fused kernels would replace: elementwise chains and layout copies.
 
-Symptom: runs of back-to-back memory-bound kernels with at least three of arithmetic (mul, add,
-pow, mean, rsqrt, tanh, softmax, dropout, ...; casts and concatenations ride along) and no
-matrix work or fused norm kernel between them, each reading and writing whole tensors in
-memory: hand-written RMSNorm, GELU, rotary embeddings or attention, residual adds and scalings,
-in forward and backward. Each kernel moves the tensor through HBM again, so the chain moves
-several times the bytes a single kernel needs.
+Symptom: runs of back-to-back memory-bound kernels from two or more ops, at least one of them
+arithmetic (mul, add, pow, mean, rsqrt, tanh, softmax, dropout, a layer norm, ...; casts, copies
+and concatenations ride along), with nothing else between them, each reading and writing whole
+tensors in memory: hand-written RMSNorm, GELU, rotary embeddings or attention, residual adds and
+scalings around a norm, in forward and backward. Each kernel moves the tensor through HBM
+again, so the chain moves several times the bytes a single kernel needs.
 Likely cause: normalisation and activation written as Python arithmetic on tensors in eager mode.
 Fix: `torch.compile` the model (Inductor fuses such chains into one kernel), or use the fused
 ops: `F.rms_norm`, `F.layer_norm`, `F.gelu(approximate="tanh")`, `F.silu`, `F.softmax`,
@@ -16,16 +16,18 @@ Swin's window partition, attention's head split) beside a memory-bound kernel. T
 tensor only to change its strides; a fused neighbour reads or writes that layout directly
 (torch.compile took Swin-T's 15.3 ms of copies per step to 0.3 ms, ViT-B/16's 7.2 to 0.1).
 
-What one fused kernel replaces is what torch.compile fuses: every run of memory-bound kernels
-between two matrix kernels, casts, copies and norms over the last dimension (layer norm, RMS
-norm) included, and batch norm in eval mode (a per-channel scale and shift); batch norm in
-training, whose statistics need a pass of their own, ends a chain.
+What one fused kernel replaces is what torch.compile fuses: every such run, ended by any other
+kernel (matrix work, a collective, an optimizer or fill kernel), casts, copies and norms over
+the last dimension (layer norm, RMS norm) included, and batch norm in eval mode (a per-channel
+scale and shift); batch norm in training, whose statistics need a pass of their own, ends one.
 
-Estimate: each chain at the bandwidth it reached, moving only the bytes of its largest kernel (a
-fused kernel reads the chain's input and writes its output once); the difference is the saving.
-A layout copy outside the chains saves its whole time. On the host, only hand-written arithmetic
-(three or more arithmetic kernels in a row) counts: replacing it with one fused op removes its
-dispatch. Held to what torch.compile(model) measured on 49 runs
+Estimate: each chain at the bandwidth it reached, moving only the bytes of its largest op (a
+fused kernel reads the chain's input and writes its output once), and no faster than its longest
+kernel; the difference is the saving. A layout copy outside the chains saves its whole time. On
+the host, only hand-written arithmetic (three or more arithmetic ops in a row, no norm among
+them, trimmed to the first and last) and layout copies count: replacing them by hand removes
+their dispatch. Where the GPU is busy through the step, the GPU's saving is the step's; elsewhere
+the host's work bounds it. Held to what torch.compile(model) measured on 55 runs
 (`python benchmarks/fusion_vs_compile.py`).
 """
 
@@ -57,9 +59,9 @@ REQUIRES = {"kernels", "steps", "shapes"}
 # launch-overhead's finding names the fused optimizer). Dtype casts and copies between
 # elementwise ops do not (CASTS): a fused kernel converts in registers (HF Llama's RMSNorm
 # upcasts to FP32 and back around its arithmetic; torch.compile took that eager step from 41.7
-# to 22.7 ms), but they neither start nor end a chain. Pure data movement (MOVES: RoPE's
-# rotate_half concatenates, Swin rolls and pads) rides along the same way; its bytes are not
-# recorded, so it is taken to move them at its chain's bandwidth.
+# to 22.7 ms), but they neither start nor end a hand-written chain. Pure data movement (MOVES:
+# RoPE's rotate_half concatenates, Swin rolls and pads) rides along the same way; its bytes are
+# not recorded, so it is taken to move them at its chain's bandwidth.
 CASTS = frozenset({"aten::copy_", "aten::_to_copy", "aten::to", "aten::clone", "aten::contiguous"})
 MOVES = frozenset(
     {"aten::cat", "aten::stack", "aten::roll", "aten::constant_pad_nd", "aten::slice_backward"}
@@ -76,8 +78,8 @@ NOT_FUSIBLE = frozenset(
 )
 # Chain members besides elementwise arithmetic: the reductions and softmax/dropout of
 # hand-written norms and eager attention (pow, mean, add, rsqrt, mul is one RMSNorm; a mean
-# that ended the chain split it in two). Norm kernels (layer_norm, batch_norm) are fused ops
-# already and end a chain.
+# that ended the chain split it in two). Norm kernels are fused ops already: by hand they end
+# a chain (ROW_NORMS below).
 MEMBER_CATEGORIES = ("elementwise", "other")
 # Norms over the last dimension join a chain too, but only one torch.compile fuses: a fused
 # kernel holds a row in registers, so the residual add, dropout and cast around a layer norm
@@ -167,13 +169,14 @@ def _chains(k: pd.DataFrame, hand_written: int | None = None) -> pd.DataFrame:
     last = np.full(n_runs, -1)
     np.minimum.at(first, run[arith], pos[arith])
     np.maximum.at(last, run[arith], pos[arith])
+    # ops, not kernels: one op that launches several kernels is no chain (a large aten::mul
+    # split in four)
+    arith_ops = _distinct(run[arith], owner[arith], n_runs)
     if hand_written is None:
-        long_enough = (np.bincount(run[arith], minlength=n_runs) >= 1) & (
-            np.bincount(run[member], minlength=n_runs) >= 2
-        )
+        long_enough = (arith_ops >= 1) & (_distinct(run[member], owner[member], n_runs) >= 2)
         keep = member & long_enough[run]
     else:
-        long_enough = np.bincount(run[arith], minlength=n_runs) >= hand_written
+        long_enough = arith_ops >= hand_written
         keep = member & long_enough[run] & (pos >= first[run]) & (pos <= last[run])
     c = k.loc[keep].copy()
     c["chain"] = run[keep]
@@ -186,6 +189,12 @@ def _chains(k: pd.DataFrame, hand_written: int | None = None) -> pd.DataFrame:
     c = c.loc[np.isfinite(bw) & (bw > 0)]
     c["chain"] = pd.factorize(c["chain"])[0]
     return c
+
+
+def _distinct(group: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
+    """For each group 0..n-1, how many distinct values it holds."""
+    pairs = np.unique(np.stack([group, value]), axis=1) if len(group) else np.empty((2, 0), int)
+    return np.bincount(pairs[0], minlength=n)
 
 
 def _layout_copies(frame: TraceFrame, k: pd.DataFrame, chains: pd.DataFrame) -> pd.DataFrame:
@@ -278,13 +287,14 @@ def detect(frame: TraceFrame, cfg: Config):
         return []
     per = c.groupby("chain").agg(
         moved=("bytes", "sum"),
-        fused=("bytes", "max"),
         t=("dur", "sum"),
         longest=("dur", "max"),
         kernels=("dur", "size"),
         ts=("ts", "first"),
     )
-    # the fused kernel moves one kernel's bytes at the chain's bandwidth, and takes no less
+    # an op's bytes over all its kernels: the largest op's are what the fused kernel moves
+    per["fused"] = c.groupby(["chain", "owner"])["bytes"].sum().groupby(level="chain").max()
+    # the fused kernel moves one op's bytes at the chain's bandwidth, and takes no less
     # than the chain's longest kernel (tiny kernels are latency-bound, not bandwidth-bound)
     per["saving"] = per["t"] - np.maximum(per["t"] * per["fused"] / per["moved"], per["longest"])
     n_steps = max(len(frame.steps), 1)
@@ -297,9 +307,11 @@ def detect(frame: TraceFrame, cfg: Config):
     # the dispatch of every fused op promised more. The step shortens by whichever side sets
     # its length.
     hand = _chains(k, cfg.min_chain_kernels_count)
-    host_saved = _host_us_of_removed_ops(frame, _removed_kernels(hand, copies)) / n_steps
+    hand_copies = _layout_copies(frame, k, hand)
+    host_saved = _host_us_of_removed_ops(frame, _removed_kernels(hand, hand_copies)) / n_steps
     # Whether the host or the GPU sets the step's length hangs on the profiler's share of host
-    # time, known only within a range: promise the smaller of the two ends. At the highest share
+    # time, known only within a range: off a GPU-bound step, promise the smaller of the two
+    # ends (below). At the highest share
     # the host's saving shortens the step only by the idle it makes the GPU wait (as host_bound
     # promises; DenseNet-121, GPU busy 92% of the synchronised step, was promised 12% from host
     # dispatch that torch.compile, measured 22-54% slower, never gave back).
@@ -389,7 +401,7 @@ def detect(frame: TraceFrame, cfg: Config):
             "torch.compile, which folds the permutation into the neighbouring kernel's indexing; "
             "by hand, skip .contiguous() where the next op accepts strided input."
         )
-    if loss_us >= 0.25 * saved:
+    if saved > 0 and loss_us >= 0.25 * saved:
         fixes.append(
             f"{100 * loss_us / saved:.0f}% of the kernel time saved is in the loss, which "
             "torch.compile(model) does not reach: compile the function that computes the loss "

@@ -179,7 +179,43 @@ def test_a_cast_after_a_layer_norm_is_fused_into_it():
     # the norm writes BF16 directly under torch.compile: the cast's pass goes
     ev = fusion_evidence([("aten::native_layer_norm", LAYER_NORM), ("aten::copy_", CAST)])
     assert ev is not None and ev["kernels_in_chains_per_step"] == 2
+    # a norm and a cast are no hand-written arithmetic: nothing promised on the host
+    assert ev["host_time_saved_us_per_step"] == 0
+
+
+def test_a_layout_copy_beside_a_layer_norm_is_in_its_chain_and_its_dispatch_still_goes():
+    # the copy fuses into the norm's chain on the GPU; skipping .contiguous() by hand removes
+    # its op too, so its dispatch counts on the host as a layout copy's does beside a batch norm
+    ev = fusion_evidence([("aten::native_layer_norm", LAYER_NORM), ("aten::copy_", COPY)])
+    assert ev is not None and ev["kernels_in_chains_per_step"] == 2
     assert ev["layout_copies_per_step"] == 0
+    assert ev["host_time_saved_us_per_step"] > 0
+
+
+def test_one_op_that_launches_several_kernels_is_no_chain():
+    # a large aten::mul split into two kernels moves its tensor once per half: nothing to fuse
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        ext = b.cpu_op("aten::mul", t0 + 10, 8, args=BINARY)
+        for i in range(2):
+            corr = b.runtime("cudaLaunchKernel", t0 + 11 + 3 * i, 2, external_id=ext)
+            kernel = "vectorized_elementwise_kernel"
+            b.kernel(kernel, t0 + 310 + 100 * i, 100, correlation=corr, external_id=ext)
+    assert not [f for f in diagnose([load(b)]).findings if f.kind == "fusion"]
+
+
+def test_a_chain_that_saves_nothing_reports_nothing_rather_than_dividing_by_zero():
+    # a 0 µs second kernel: the fused kernel takes as long as the chain did
+    from bottleneck_lab.detectors import fusion
+
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        launch(b, t0 + 10, t0 + 310, 100, name="aten::mul", op_args=BINARY)
+        launch(b, t0 + 18, t0 + 410, 0, name="aten::add", op_args=BINARY)
+    found = fusion.detect(load(b), fusion.Config(min_share_pct=0.0))
+    assert all(f.time_lost_us_per_step == 0 for f in found)
 
 
 @pytest.mark.parametrize(("run", "warns"), [("llama_compile/bad", True), ("fusion_mlp/bad", False)])
