@@ -102,6 +102,10 @@ ROW_NORMS = frozenset(
 LOSS_OP = re.compile(
     r"^aten::(cross_entropy_loss|nll_loss(2d|_nd)?|mse_loss|l1_loss|smooth_l1_loss|huber_loss"
     r"|kl_div|binary_cross_entropy(_with_logits)?)$"
+    # and their backward, run by the autograd engine (cross-entropy's is log_softmax's and
+    # nll_loss's)
+    r"|^autograd::engine::evaluate_function: (NllLoss(2D)?|LogSoftmax|MseLoss|L1Loss|SmoothL1Loss"
+    r"|HuberLoss|KlDiv|BinaryCrossEntropy(WithLogits)?)Backward"
 )
 # A step whose GPU is busy at least this share of it (without the profiler) has its length set
 # by the GPU: kernel time fused away is step time saved.

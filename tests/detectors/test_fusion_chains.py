@@ -281,3 +281,7 @@ def test_the_fix_says_when_the_saving_sits_in_the_loss_which_compiling_the_model
         / found.evidence["gpu_time_saved_us_per_step"]
     )
     assert (share >= 0.25) is in_loss
+    if in_loss:
+        # its backward too (log_softmax's and the cast's, under the autograd engine): 82%, where
+        # the forward alone is 55%
+        assert share > 0.75
