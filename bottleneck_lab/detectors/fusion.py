@@ -167,12 +167,7 @@ def _chains(k: pd.DataFrame, hand_written: int | None = None) -> pd.DataFrame:
     brk = ~member | np.r_[True, (stream[1:] != stream[:-1]) | (step[1:] != step[:-1])]
     run = np.cumsum(brk) - 1
     arith = member & ~k["rides"].to_numpy()
-    pos = np.arange(len(k))
     n_runs = int(run[-1]) + 1 if len(k) else 0
-    first = np.full(n_runs, len(k))
-    last = np.full(n_runs, -1)
-    np.minimum.at(first, run[arith], pos[arith])
-    np.maximum.at(last, run[arith], pos[arith])
     # ops, not kernels: one op that launches several kernels is no chain (a large aten::mul
     # split in four)
     arith_ops = _distinct(run[arith], owner[arith], n_runs)
@@ -180,6 +175,11 @@ def _chains(k: pd.DataFrame, hand_written: int | None = None) -> pd.DataFrame:
         long_enough = (arith_ops >= 1) & (_distinct(run[member], owner[member], n_runs) >= 2)
         keep = member & long_enough[run]
     else:
+        pos = np.arange(len(k))
+        first = np.full(n_runs, len(k))
+        last = np.full(n_runs, -1)
+        np.minimum.at(first, run[arith], pos[arith])
+        np.maximum.at(last, run[arith], pos[arith])
         long_enough = arith_ops >= hand_written
         keep = member & long_enough[run] & (pos >= first[run]) & (pos <= last[run])
     c = k.loc[keep].copy()
@@ -201,11 +201,12 @@ def _distinct(group: np.ndarray, value: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(pairs[0], minlength=n)
 
 
-def _layout_copies(frame: TraceFrame, k: pd.DataFrame, chains: pd.DataFrame) -> pd.DataFrame:
+def _layout_copies(frame: TraceFrame, k: pd.DataFrame) -> pd.DataFrame:
     """The kernels of k that copy a tensor to a tensor of the same dtype (a layout change, not a
-    cast) outside the chains, next on their stream in the same step to a memory-bound kernel
+    cast), next on their stream in the same step to a memory-bound kernel
     (efficiency.memory_bound_kernels: arithmetic, a norm, a cast) that could read or write the
-    other layout itself. Autocast's casts are not layout copies: their bytes shrink or grow."""
+    other layout itself. Autocast's casts are not layout copies: their bytes shrink or grow.
+    Those inside a chain are the chain's: callers leave them out."""
     ops = frame.cpu_ops
     owner = k["owner"].to_numpy()
     row = np.maximum(owner, 0)
@@ -218,7 +219,7 @@ def _layout_copies(frame: TraceFrame, k: pd.DataFrame, chains: pd.DataFrame) -> 
     s, st = k["stream"].to_numpy(), k["step"].to_numpy()
     same_run = (s[1:] == s[:-1]) & (st[1:] == st[:-1])
     beside = np.r_[False, fusible[:-1] & same_run] | np.r_[fusible[1:] & same_run, False]
-    return k.loc[copy & beside & ~k.index.isin(chains.index)]
+    return k.loc[copy & beside]
 
 
 def _caller(frame: TraceFrame, op: int) -> str | None:
@@ -286,7 +287,8 @@ def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
 def detect(frame: TraceFrame, cfg: Config):
     k = _member_kernels(frame)
     c = _chains(k)
-    copies = _layout_copies(frame, k, c)
+    layout = _layout_copies(frame, k)
+    copies = layout.loc[~layout.index.isin(c.index)]
     if not len(c) and not len(copies):
         return []
     per = c.groupby("chain").agg(
@@ -311,7 +313,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # where the dispatch of every fused op promised more. The step shortens by whichever side
     # sets its length.
     hand = _chains(k, cfg.min_chain_kernels_count)
-    hand_copies = _layout_copies(frame, k, hand)
+    hand_copies = layout.loc[~layout.index.isin(hand.index)]
     host_saved = _host_us_of_removed_ops(frame, _removed_kernels(hand, hand_copies)) / n_steps
     # Whether the host or the GPU sets the step's length hangs on the profiler's share of host
     # time, known only within a range: off a GPU-bound step, promise the smaller of the two

@@ -36,14 +36,28 @@ BATCH_NORM = {
 }
 
 
-def fusion_finding(ops: list[tuple[str, dict]]):
+def fusion_finding(
+    ops: list[tuple[str, dict]], cpu_us: float = 60, mm_us: float = 300, kernel_us: float = 100
+):
+    """The fusion finding (or None) of steps whose host span is cpu_us: an mm_us matmul, then
+    the ops' kernels of kernel_us each, back to back."""
     b = TraceBuilder()
-    for t0 in steps(b, cpu_us=60):
-        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+    for t0 in steps(b, cpu_us=cpu_us):
+        launch(b, t0, t0 + 10, mm_us, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
         for i, (op, args) in enumerate(ops):
-            launch(b, t0 + 10 + 8 * i, t0 + 310 + 100 * i, 100, name=op, op_args=args)
+            at = t0 + 10 + mm_us + kernel_us * i
+            launch(b, t0 + 10 + 8 * i, at, kernel_us, name=op, op_args=args)
     found = [f for f in diagnose([load(b)]).findings if f.kind == "fusion"]
     return found[0] if found else None
+
+
+def zoo_fusion_finding(run: str):
+    """The one fusion finding of a zoo trace (skipped where the trace is absent)."""
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (found,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "fusion"]
+    return found
 
 
 def fusion_evidence(ops: list[tuple[str, dict]]) -> dict | None:
@@ -223,11 +237,7 @@ def test_the_fix_warns_to_check_fused_attention_survives_compiling_only_where_th
     run, warns
 ):
     # HF Llama runs SDPA; the hand-written MLP has no attention
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    (found,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "fusion"]
-    assert ("fused SDPA kernel" in found.fix) is warns
+    assert ("fused SDPA kernel" in zoo_fusion_finding(run).fix) is warns
 
 
 def _around_norm_step(kernel_us: float):
@@ -240,13 +250,7 @@ def _around_norm_step(kernel_us: float):
         ("aten::mul", BINARY),
         ("aten::add", BINARY),
     ]
-    b = TraceBuilder()
-    for t0 in steps(b, cpu_us=990):
-        launch(b, t0, t0 + 10, 250, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
-        for i, (op, args) in enumerate(ops):
-            launch(b, t0 + 10 + 8 * i, t0 + 260 + kernel_us * i, kernel_us, name=op, op_args=args)
-    found = [f for f in diagnose([load(b)]).findings if f.kind == "fusion"]
-    return found[0] if found else None
+    return fusion_finding(ops, cpu_us=990, mm_us=250, kernel_us=kernel_us)
 
 
 def test_a_gpu_busy_through_the_step_turns_kernel_time_fused_away_into_step_time():
@@ -271,10 +275,7 @@ def test_the_fix_says_when_the_saving_sits_in_the_loss_which_compiling_the_model
     # the LSTM LM's largest chain is its head's bias add, log_softmax and the FP32 cast of the
     # logits for the loss (torch.compile(model) measured -0.6% there, the whole step 11.5%);
     # GPT-2's loss is a small part of its chains
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    (found,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "fusion"]
+    found = zoo_fusion_finding(run)
     assert ("compile the function that computes the loss" in found.fix) is in_loss
     share = (
         found.evidence["loss_chain_saving_us_per_step"]
