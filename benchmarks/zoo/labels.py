@@ -949,6 +949,43 @@ HOLDOUT15: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 16 (2026-11-25, fifteenth session), labels and rules written and committed before any
+# of them ran on a GPU: two host reads that real training code makes for good reasons, and long
+# context. HF GPT-2 logging its loss with loss.item() after every step against summing it on the
+# GPU; HF BERT-base masked-LM training whose head and loss run on the masked 15% of positions,
+# picked by boolean indexing (a sync every step that buys 6.7x less head work) against the head on
+# every position with ignore_index; and HF Llama (8 x 1024) on 2 x 8192 tokens (healthy). Rules,
+# fixed in advance: the single run and both fixed runs are healthy. Each pair's bad run has
+# sync_stall as its diagnosis if its fixed run measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT),
+# healthy otherwise (then sync_stall or memcpy >= medium on it is a false alarm; where the fixed
+# run is the slower, the read is worth its sync); its predicted saving is sync_stall's share. A
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed on both runs of a pair (or the single run) where
+# torch.compile(model) measures >= 10% faster on the fixed (single) run in the capture's session.
+# The outcome of each rule is written here after capture.
+HOLDOUT16: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_loss_item",
+        "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: loss.item() "
+        "after every step vs the loss summed on the GPU",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "bert_mlm_masked_select",
+        "HF BERT-base masked-LM training, 32 x 256 tokens, 15% masked, BF16 autocast, fused AdamW: "
+        "head and loss on the masked positions by boolean indexing vs on all with ignore_index",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "llama_long_context_healthy",
+        "HF Llama (config: 8 x 1024) training on 2 x 8192 tokens, SDPA (causal), BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1032,6 +1069,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT13
     + HOLDOUT14
     + HOLDOUT15
+    + HOLDOUT16
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

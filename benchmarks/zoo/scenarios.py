@@ -1863,6 +1863,88 @@ def distillation_healthy(variant: str) -> Built:
     return Built(step, 128, {**config, "channels_last": True, "optimizer": "AdamW(fused)"})
 
 
+
+# ---- holdout 16 ---------------------------------------------------------------------------------
+
+
+def gpt2_loss_item(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, the loss logged
+    every step: loss.item() appended to a list after the optimizer step (bad: the read waits for
+    the step's GPU work, so the next step starts from an empty queue) vs loss.detach() summed on
+    the GPU and read once per logging interval, outside the profiled steps (fixed)."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    read = variant == "bad"
+    logged: list[float] = []
+    running = torch.zeros((), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if read:
+            logged.append(loss.item())
+        else:
+            running.add_(loss.detach())
+
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    how = "loss.item() every step" if read else "summed on the GPU, read per interval"
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "loss_logging": how})
+
+
+def bert_mlm_masked_select(variant: str) -> Built:
+    """HF BERT-base masked-LM training, 32 x 256 tokens with 15% of positions masked, BF16
+    autocast, fused AdamW: the 30522-way prediction head and the loss on the masked positions
+    only, picked by boolean indexing (bad: hidden[labels != -100] needs the count on the host, a
+    sync every step, but runs the head on 15% of the positions) vs the head on every position and
+    cross_entropy's ignore_index (fixed: no sync, 6.7x the head's work)."""
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    cfg = BertConfig()
+    model = BertForMaskedLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (32, 256), device="cuda")
+    masked = torch.rand(32, 256, device="cuda") < 0.15
+    labels = torch.where(masked, ids, -100)
+    encoder, head = _as_run(torch, model.bert), _as_run(torch, model.cls)
+    select = variant == "bad"
+    cross_entropy = torch.nn.functional.cross_entropy
+
+    def loss_of():
+        hidden = encoder(input_ids=ids).last_hidden_state
+        if select:
+            keep = labels != -100
+            return cross_entropy(head(hidden[keep]), labels[keep])
+        return cross_entropy(head(hidden).flatten(0, 1), labels.flatten(), ignore_index=-100)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "bert-base MLM (config)", "tokens": 32 * 256, "autocast": "bf16"}
+    how = "masked positions (boolean index)" if select else "every position (ignore_index)"
+    return Built(step, 32, {**config, "optimizer": "AdamW(fused)", "head_on": how})
+
+
+def llama_long_context_healthy(variant: str) -> Built:
+    """HF Llama (config: 8 layers x 1024, SwiGLU 2816, 16 heads) trained on 2 sequences of 8192
+    tokens, SDPA attention (causal), BF16 autocast, fused AdamW: at this context attention's
+    matmuls are a large share of the step's FLOPs."""
+    torch = _torch()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(**{**DECODER_8X1024, "max_position_embeddings": 8192})
+    ids = torch.randint(0, cfg.vocab_size, (2, 8192), device="cuda")
+    return _hf_train(
+        torch,
+        LlamaForCausalLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        2,
+        {"model": "llama (config: 8 x 1024)", "tokens": 2 * 8192, "attention": "sdpa"},
+    )
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -1932,6 +2014,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         distillation_healthy,
         vit_host_augment,
         resnet50_ohem_host_topk,
+        gpt2_loss_item,
+        bert_mlm_masked_select,
+        llama_long_context_healthy,
     )
 }
 
