@@ -1863,7 +1863,6 @@ def distillation_healthy(variant: str) -> Built:
     return Built(step, 128, {**config, "channels_last": True, "optimizer": "AdamW(fused)"})
 
 
-
 # ---- holdout 16 ---------------------------------------------------------------------------------
 
 
@@ -1944,6 +1943,7 @@ def llama_long_context_healthy(variant: str) -> Built:
         2,
         {"model": "llama (config: 8 x 1024)", "tokens": 2 * 8192, "attention": "sdpa"},
     )
+
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
