@@ -10,7 +10,8 @@ For each run (labels in benchmarks/zoo/labels.py, traces in traces/zoo and trace
 For each bad/fixed pair: the predicted saving (share_pct of the bad run's top finding) against
 the measured saving, 1 - fixed/bad synchronised time per sample from the capture sidecars (the
 finding of the fix's kind where the label allows several kinds first; no such finding predicts
-0%) (memory pairs: peak memory saved, against no time estimate).
+0%; where the fix measured slower, 0% is the right promise) (memory pairs: peak memory saved,
+against no time estimate).
 """
 
 from __future__ import annotations
@@ -139,7 +140,13 @@ def score_pair(scenario: labels.Scenario, bad: RunScore, root: Path | None = Non
     tb, tf = time_per_sample_ms(b), time_per_sample_ms(f)
     measured = 100 * (1 - tf / tb) if tb and tf else None
     predicted = bad.fix_share_pct
-    err = abs(predicted - measured) if predicted is not None and measured is not None else None
+    # a "fix" that measured slower saves nothing, and no finding can promise less than that: a
+    # promise of 0% is exactly right there (the error is to max(measured, 0))
+    err = (
+        abs(predicted - max(measured, 0.0))
+        if predicted is not None and measured is not None
+        else None
+    )
     return PairScore(scenario.name, False, measured, predicted, err)
 
 

@@ -290,10 +290,12 @@ HOLDOUT2: tuple[Scenario, ...] = (
         # said 16% there and a sweep measured it (`python benchmarks/zoo/batch_sweep.py lstm_lm
         # 32 256 512 1024`, H100): 0.742, 0.1395, 0.1189, 0.1106 ms per sample, so batch 512
         # saves 14.8% per sample over 256 and 1024 saves 20.7%: over the 10% bar of the rule
-        # above, small_batch is the fixed run's finding too.
+        # above, small_batch is the fixed run's finding too. Fusion allowed on the fixed run
+        # (fifteenth session): compiling the step its finding names measured 11.5% and 13.3%
+        # faster (COMPILE_SAVING_PCT below)
         {
             "bad": Run(_k("small_batch", "launch_overhead")),
-            "fixed": Run(None, _k("small_batch")),
+            "fixed": Run(None, _k("small_batch", "fusion")),
         },
         fix_kind="small_batch",
     ),
@@ -625,8 +627,13 @@ HOLDOUT9: tuple[Scenario, ...] = (
         # run on the same machine, before capture: 58.43 -> 54.83 ms, 6.2%); bad: GPU busy 52.44
         # ms of 67.52 (78%): host_bound and launch_overhead allowed; fixed 96%. Timed again on
         # two other H100s (time_runs.py, 5 processes each side): 3.3-7.9% saved, a faster host
+        # Amended (fifteenth session): torch.compile(model) measured 66.81 -> 31.82 ms (52.4%)
+        # on the bad run itself, against the sync fix's 18.9% here and 3-8% in other leases
+        # (2.9% in the fifteenth session's time_runs.py: 56.06 -> 54.42 ms): the larger measured
+        # saving is fusion's, so fusion first is right too. The pair is still scored on
+        # sync_stall's share (fix_kind)
         {
-            "bad": Run(_k("sync_stall"), _k("fusion", "host_bound", "launch_overhead")),
+            "bad": Run(_k("sync_stall", "fusion"), _k("host_bound", "launch_overhead")),
             "fixed": Run(None, _k("fusion")),
         },
         fix_kind="sync_stall",
@@ -968,20 +975,34 @@ HOLDOUT16: tuple[Scenario, ...] = (
         "gpt2_loss_item",
         "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: loss.item() "
         "after every step vs the loss summed on the GPU",
-        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        # measured: 56.52 -> 53.47 ms (5.4% saved; time_runs.py in the same lease: 55.46 ->
+        # 53.72 and 55.81 -> 53.55 ms, 3.1% and 4.0%): under 10%, the bad run is healthy. GPU
+        # busy 51.78 of 56.52 ms (92%) and 51.77 of 53.47 ms (97%): no host_bound or
+        # launch_overhead. torch.compile(model) measured 53.50 -> 27.87 ms (47.9%) on the fixed
+        # run: fusion allowed on both
+        {"bad": COMPILES_FASTER, "fixed": COMPILES_FASTER},
         fix_kind="sync_stall",
     ),
     Scenario(
         "bert_mlm_masked_select",
         "HF BERT-base masked-LM training, 32 x 256 tokens, 15% masked, BF16 autocast, fused AdamW: "
         "head and loss on the masked positions by boolean indexing vs on all with ignore_index",
-        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        # measured: 26.84 -> 35.55 ms, the "fixed" run 32.5% slower (the head on every position
+        # is 6.7x the work the sync saves): the read is worth its sync and the bad run is healthy.
+        # GPU busy 22.38 of 26.84 ms (83%) and 29.03 of 35.55 ms (82%): no host_bound or
+        # launch_overhead. torch.compile(model) (encoder and head) measured 33.00 -> 39.24 ms
+        # (-18.9%) on the fixed run: fusion not allowed
+        {"bad": HEALTHY, "fixed": HEALTHY},
         fix_kind="sync_stall",
     ),
     Scenario(
         "llama_long_context_healthy",
         "HF Llama (config: 8 x 1024) training on 2 x 8192 tokens, SDPA (causal), BF16 autocast, "
         "fused AdamW",
+        # GPU busy 90.08 of 91.74 ms (98%); torch.compile(model) measured 91.93 -> 91.39 ms
+        # (0.6%): fusion not allowed. A compiled capture (scenarios.py --compile-model) shows
+        # why: the fused chains went, but cuDNN's attention took 72.1 ms a step against 21.9
+        # eager (3.3x; compiled, HF passes the causal mask to SDPA explicitly)
         {"healthy": HEALTHY},
     ),
 )
@@ -1137,12 +1158,22 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "resnet50_infer_b1/bad": (59.6,),
     "deit_small_precision/fixed": (34.0,),
     "convnext_checkpointing/fixed": (30.6,),
-    # torch.compile(model) leaves a cuDNN RNN eager (Dynamo does not trace nn.LSTM/GRU), and
-    # the chain fusion names sits in the head's bias add and the loss; compiling the whole step
-    # measured 35.14 -> 31.10 ms (11.5%) on the LSTM
-    "lstm_lm_batch/fixed": (-0.6,),
+    # torch.compile(model) leaves a cuDNN RNN eager (Dynamo does not trace nn.LSTM/GRU) and
+    # measured -0.6% on the LSTM: the chain fusion names sits in the head's bias add and the
+    # loss (82% of its saving in the loss), and its fix says so ("compile the function that
+    # computes the loss as well, or the whole training step"). The promise is held to that fix:
+    # the whole step compiled measured 35.14 -> 31.10 ms (11.5%, fourteenth session) and 35.23
+    # -> 30.53 ms (13.3%, fifteenth; `compile_savings.py lstm_lm_batch:fixed`, no --model-only)
+    "lstm_lm_batch/fixed": (11.5, 13.3),
     "gru_lm_batch/fixed": (1.5,),
     "precision/fixed": (29.5,),
     "checkpointing/bad": (18.2,),
     "checkpointing/fixed": (18.6,),
+    # fifteenth session (holdout 16 and one re-measurement), measured after capture
+    "gpt2_loss_item/fixed": (47.9,),
+    "bert_mlm_masked_select/fixed": (-18.9,),
+    "llama_long_context_healthy/healthy": (0.6,),
+    # the builder called the model directly until this session, so --model-only had compiled
+    # nothing (1.0%); through _as_run: 66.81 -> 31.82 ms
+    "gpt2_clip_sync/bad": (52.4,),
 }

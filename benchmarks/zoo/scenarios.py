@@ -1257,10 +1257,11 @@ def gpt2_clip_sync(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
     check = variant == "bad"
+    run = _as_run(torch, model)
 
     def step():
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=ids, labels=ids).loss
+            loss = run(input_ids=ids, labels=ids).loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=check)
