@@ -2,6 +2,7 @@
 
     python benchmarks/zoo/compile_savings.py vit_b16_healthy resnet50_precision:fixed ...
     python benchmarks/zoo/compile_savings.py --model-only vit_b16_healthy ...
+    python benchmarks/zoo/compile_savings.py --blocks llama_long_context_healthy ...
 
 For each NAME[:VARIANT] (variant defaults to the scenario's first run), in its own process: build
 the run's step (benchmarks/zoo/scenarios.py), time it eagerly outside the profiler (3 warm-up
@@ -12,6 +13,8 @@ a table last. Zoo pairs built as eager vs torch.compile(model) (llama_compile, s
 t5_compile) measure the same thing with the model alone compiled; --model-only measures that
 on the other runs: the step is built twice, as captured and with scenarios.COMPILE_MODEL set
 (the builders then call torch.compile(model) inside the same step), each timed the same way.
+--blocks does the same with scenarios.COMPILE_BLOCKS: every submodule outside attention compiled,
+attention left eager (what fusion's fix says to do where compiled attention runs slower).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 
-def measure(name: str, variant: str, model_only: bool) -> dict:
+def measure(name: str, variant: str, how: str) -> dict:
     import scenarios
     import torch
 
@@ -38,10 +41,11 @@ def measure(name: str, variant: str, model_only: bool) -> dict:
     for _ in range(3):
         built.step()
     eager = time_steps(built.step, "cuda", steps, timing)["step_time_ms"]["median"]
-    if model_only:
+    if how in ("model", "blocks"):
         del built
         torch.cuda.empty_cache()
-        scenarios.COMPILE_MODEL = True
+        scenarios.COMPILE_MODEL = how == "model"
+        scenarios.COMPILE_BLOCKS = how == "blocks"
         compiled_step = scenarios.BUILDERS[name](variant).step
     else:
         compiled_step = torch.compile(built.step)
@@ -60,7 +64,7 @@ def measure(name: str, variant: str, model_only: bool) -> dict:
         "eager_ms": round(eager, 3),
         "compiled_ms": round(compiled, 3),
         "saving_pct": round(100 * (1 - compiled / eager), 1),
-        "compiled": "model" if model_only else "step",
+        "compiled": how,
         "compile_s": round(compile_s, 1),
         "graph_breaks": int(breaks),
         "torch": torch.__version__,
@@ -72,18 +76,18 @@ def main() -> int:
     import labels
 
     if len(sys.argv) == 5 and sys.argv[1] == "--one":
-        row = measure(sys.argv[2], sys.argv[3], sys.argv[4] == "model")
+        row = measure(sys.argv[2], sys.argv[3], sys.argv[4])
         print("RESULT " + json.dumps(row), flush=True)
         return 0
     args = sys.argv[1:]
-    model_only = "--model-only" in args
-    args = [a for a in args if a != "--model-only"]
+    how = "model" if "--model-only" in args else "blocks" if "--blocks" in args else "step"
+    args = [a for a in args if a not in ("--model-only", "--blocks")]
     rows = []
     for arg in args:
         name, _, variant = arg.partition(":")
         variant = variant or next(iter(labels.BY_NAME[name].runs))
         proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, variant, "model" if model_only else "step"],
+            [sys.executable, __file__, "--one", name, variant, how],
             capture_output=True,
             text=True,
             timeout=400,

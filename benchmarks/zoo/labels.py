@@ -1007,6 +1007,43 @@ HOLDOUT16: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 17 (2026-11-25, sixteenth session), labels and rules written and committed before any
+# of them ran on a GPU, after the replay learned the GPU's pause between queued ops: the host
+# reads real training loops make, on models no rule was written from. torchvision ResNet-50
+# logging loss.item() after every step against summing it on the GPU; timm ViT-S/16 with a
+# throughput logger calling torch.cuda.synchronize() after every step against CUDA events read
+# per interval; HF RoBERTa-base fine-tuning that skips a step whose clipped gradient norm is not
+# finite, read on the host between backward and the optimizer, against no read. Rules, as holdout
+# 16's: both fixed runs are healthy; each bad run has sync_stall as its diagnosis if its fixed run
+# measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise (then sync_stall or
+# memcpy >= medium on it is a false alarm); its predicted saving is sync_stall's share. A run
+# whose GPU is busy under 80% of the synchronised step may have host_bound and launch_overhead;
+# fusion is allowed on both runs of a pair where torch.compile(model) measures >= 10% faster on
+# the fixed run in the capture's session. The outcome of each rule is written here after capture.
+HOLDOUT17: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_loss_item",
+        "torchvision ResNet-50 training, batch 128, BF16 autocast + channels_last, SGD: "
+        "loss.item() after every step vs the loss summed on the GPU",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "vit_step_timer_sync",
+        "timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW: torch.cuda.synchronize() "
+        "and perf_counter after every step vs CUDA events read per interval",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "roberta_skip_nonfinite",
+        "HF RoBERTa-base sequence classification, 32 x 256 tokens, BF16 autocast, fused AdamW, "
+        "clip 1.0: skip the step when the norm is not finite (read on the host) vs no read",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1091,6 +1128,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT14
     + HOLDOUT15
     + HOLDOUT16
+    + HOLDOUT17
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -80,9 +80,40 @@ def _inference_step(torch, run: Callable[..., Any], *args, **kwargs) -> Callable
 COMPILE_MODEL = False
 
 
+# compile_savings.py --blocks sets this: the builders then compile, in place, every submodule
+# outside attention (the MLPs, norms, embeddings) and leave each attention module eager, so the
+# model's own forward (and the attention mask it hands SDPA) stays as it runs eagerly.
+COMPILE_BLOCKS = False
+
+
 def _as_run(torch, model):
-    """The model as the step calls it: torch.compile(model) under COMPILE_MODEL, else itself."""
+    """The model as the step calls it: torch.compile(model) under COMPILE_MODEL, its blocks
+    around attention compiled under COMPILE_BLOCKS, else itself."""
+    if COMPILE_BLOCKS:
+        _compile_around_attention(model)
+        return model
     return torch.compile(model) if COMPILE_MODEL else model
+
+
+def _compile_around_attention(module) -> None:
+    """Compile (nn.Module.compile, in place) the largest submodules with no attention module in
+    them; an attention module with no attention module inside it (BertSelfAttention,
+    LlamaAttention) stays eager, its projections included."""
+
+    def is_attention(m) -> bool:
+        return "Attention" in type(m).__name__
+
+    def holds_attention(m) -> bool:
+        return any(is_attention(d) for d in m.modules())
+
+    if not holds_attention(module):
+        module.compile()
+        return
+    inner = [c for c in module.children() if holds_attention(c)]
+    if is_attention(module) and not inner:
+        return
+    for child in module.children():
+        _compile_around_attention(child)
 
 
 def _hf_train(torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict) -> Built:
@@ -1946,6 +1977,111 @@ def llama_long_context_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 17: common host reads on models no rule was written from (labels before capture) --
+
+
+def resnet50_loss_item(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 128, BF16 autocast + channels_last, SGD with
+    momentum, the loss logged every step: loss.item() after the optimizer step (bad) vs the loss
+    summed on the GPU and read once per logging interval, outside the profiled steps (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    read = variant == "bad"
+    logged: list[float] = []
+    running = torch.zeros((), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(run(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if read:
+            logged.append(loss.item())
+        else:
+            running.add_(loss.detach())
+
+    how = "loss.item() every step" if read else "summed on the GPU, read per interval"
+    config = {"model": "resnet50", "autocast": "bf16", "channels_last": True}
+    return Built(step, 128, {**config, "optimizer": "SGD(momentum)", "loss_logging": how})
+
+
+def vit_step_timer_sync(variant: str) -> Built:
+    """timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, with a throughput logger:
+    torch.cuda.synchronize() and time.perf_counter() after every step (bad) vs CUDA events
+    recorded around the step and read once per logging interval (fixed)."""
+    torch = _torch()
+    import time
+
+    import timm
+
+    model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    synced = variant == "bad"
+    times: list[float] = []
+    events: list = []
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(run(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if synced:
+            torch.cuda.synchronize()
+            times.append(time.perf_counter())
+        else:
+            end = torch.cuda.Event(enable_timing=True)
+            end.record()
+            events.append(end)
+            del events[:-2]  # a real logger reads the pair per interval; keep two
+
+    how = "cuda.synchronize + perf_counter per step" if synced else "CUDA events, read per interval"
+    config = {"model": "vit_small_patch16_224", "autocast": "bf16", "optimizer": "AdamW(fused)"}
+    return Built(step, 128, {**config, "step_timer": how})
+
+
+def roberta_skip_nonfinite(variant: str) -> Built:
+    """HF RoBERTa-base sequence classification fine-tuning, 32 x 256 tokens, BF16 autocast, fused
+    AdamW, gradients clipped to 1.0; bad: the step is skipped when the gradient norm is not
+    finite, read on the host between backward and the optimizer (if not norm.isfinite(): a sync
+    mid-step); fixed: the same clip with no read (a non-finite norm would be caught by checking
+    the loss per logging interval)."""
+    torch = _torch()
+    from transformers import RobertaConfig, RobertaForSequenceClassification
+
+    cfg = RobertaConfig(num_labels=3)
+    model = RobertaForSequenceClassification(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, fused=True)
+    ids = torch.randint(3, cfg.vocab_size, (32, 256), device="cuda")
+    labels = torch.randint(0, 3, (32,), device="cuda")
+    run = _as_run(torch, model)
+    check = variant == "bad"
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=labels).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        if check and not torch.isfinite(norm):
+            return
+        opt.step()
+
+    config = {"model": "roberta-base seq-cls (config)", "tokens": 32 * 256, "autocast": "bf16"}
+    how = "host check of the norm each step" if check else "no host check"
+    return Built(step, 32, {**config, "optimizer": "AdamW(fused)", "nonfinite_check": how})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2018,6 +2154,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gpt2_loss_item,
         bert_mlm_masked_select,
         llama_long_context_healthy,
+        resnet50_loss_item,
+        vit_step_timer_sync,
+        roberta_skip_nonfinite,
     )
 }
 
