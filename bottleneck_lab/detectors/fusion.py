@@ -27,7 +27,7 @@ kernel; the difference is the saving. A layout copy outside the chains saves its
 the host, only hand-written arithmetic (three or more arithmetic ops in a row, no norm among
 them, trimmed to the first and last) and layout copies count: replacing them by hand removes
 their dispatch. Where the GPU is busy through the step, the GPU's saving is the step's; elsewhere
-the host's work bounds it. Held to what torch.compile(model) measured on 55 runs
+the host's work bounds it. Held to what torch.compile(model) measured on 59 runs
 (`python benchmarks/fusion_vs_compile.py`).
 """
 
@@ -107,6 +107,13 @@ LOSS_OP = re.compile(
     r"|^autograd::engine::evaluate_function: (NllLoss(2D)?|LogSoftmax|MseLoss|L1Loss|SmoothL1Loss"
     r"|HuberLoss|KlDiv|BinaryCrossEntropy(WithLogits)?)Backward"
 )
+# How much longer compiled attention has taken than eager fused SDPA, measured (the extra
+# time, as a multiple of the eager time): HF Llama's cuDNN attention at 2 x 8192 tokens went from
+# 21.9 to 72.1 ms a step under torch.compile(model), 3.3x (2.3x at 8 x 1024), since compiled,
+# HF passes the causal mask explicitly. Compiling the modules around attention instead (benchmarks/
+# zoo/compile_savings.py --blocks) measured 91.99 -> 77.61 ms on that Llama, 34.71 -> 52.63 ms on
+# BERT-base MLM (whose whole-model compile had measured -18.9%).
+COMPILED_ATTENTION_SLOWDOWN_MAX_X = 3.3 - 1.0
 # A step whose GPU is busy at least this share of it (without the profiler) has its length set
 # by the GPU: kernel time fused away is step time saved.
 GPU_BOUND_SHARE = 0.9
@@ -284,6 +291,23 @@ def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
     return min(host_us, facts.host_time_us(frame) * n_steps)
 
 
+def _attention_us(frame: TraceFrame) -> float:
+    """µs of main-device kernels in the steps launched by attention ops (op_costs' category
+    "attention": fused SDPA, forward and backward)."""
+    costs = op_costs(frame)
+    attention = np.zeros(len(frame.cpu_ops), dtype=bool)
+    attention[
+        costs["row"].to_numpy(dtype=np.int64)[(costs["category"] == "attention").to_numpy()]
+    ] = True
+    if not attention.any():
+        return 0.0
+    g = frame.gpu_ops
+    k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
+    k &= (g["device"] == facts.main_device(frame)).to_numpy()
+    owner = nearest_ancestor(frame.cpu_ops["parent"].to_numpy(), g["op"].to_numpy(), attention)
+    return float(g["dur"].to_numpy()[k & (owner >= 0)].sum())
+
+
 def detect(frame: TraceFrame, cfg: Config):
     k = _member_kernels(frame)
     c = _chains(k)
@@ -414,11 +438,19 @@ def detect(frame: TraceFrame, cfg: Config):
             "torch.compile(model) does not reach: compile the function that computes the loss "
             "as well, or the whole training step."
         )
-    if (op_costs(frame)["category"] == "attention").any():
+    attention_us = _attention_us(frame) / n_steps
+    evidence["attention_us_per_step"] = round(attention_us, 1)
+    if attention_us > 0:
+        extra_ms = COMPILED_ATTENTION_SLOWDOWN_MAX_X * attention_us / 1e3
         fixes.append(
-            "Attention here runs as one fused SDPA kernel: check that a compiled trace keeps it "
-            "(Inductor can split it into matmuls and softmax; on BERT-large training that made "
-            "the compiled step slower)."
+            f"Attention here runs as fused SDPA kernels, {attention_us / 1e3:.2f} ms a step: "
+            "check that a compiled trace keeps them as fast. Compiled, HF models have handed "
+            "SDPA an explicit mask and the same kernels took 2.3-3.3x as long (Llama; at 3.3x, "
+            f"{extra_ms:.2f} ms more a step here), or Inductor split attention into FP32 "
+            "matmuls and softmax (BERT). Where it does not keep them, compiling only the modules "
+            "around attention (MLPs and norms, each with module.compile(); attention left eager) "
+            "measured 15.6% faster on that Llama, where the whole model gained 0.6%, but 51.6% "
+            "slower on that BERT: time it before keeping it."
         )
     title = "; ".join(parts) + f"; fusing saves ~{share:.0f}% of the step"
     fix = " ".join(fixes)

@@ -237,7 +237,28 @@ def test_the_fix_warns_to_check_fused_attention_survives_compiling_only_where_th
     run, warns
 ):
     # HF Llama runs SDPA; the hand-written MLP has no attention
-    assert ("fused SDPA kernel" in zoo_fusion_finding(run).fix) is warns
+    found = zoo_fusion_finding(run)
+    assert ("fused SDPA kernels" in found.fix) is warns
+    assert (found.evidence["attention_us_per_step"] > 0) is warns
+
+
+# q, k, v of 8 x 16 heads x 1024 tokens x 64, and the mask, dropout and is_causal SDPA takes
+SDPA = {
+    "Input Dims": [[8, 16, 1024, 64]] * 3 + [[], [], []],
+    "Input type": ["c10::BFloat16"] * 3 + ["", "Double", "Scalar"],
+    "Concrete Inputs": ["", "", "", "", "0.", "True"],
+}
+
+
+def test_the_fix_counts_the_attention_kernels_and_what_compiled_attention_could_add():
+    # compiled HF Llama ran the same cuDNN attention kernels 3.3x as long: 2.3x 250 µs more
+    chain = [("aten::mul", BINARY), ("aten::add", BINARY), ("aten::mul", BINARY)]
+    plain = fusion_finding(chain)
+    assert plain.evidence["attention_us_per_step"] == 0 and "SDPA" not in plain.fix
+    sdpa = ("aten::_scaled_dot_product_cudnn_attention", SDPA)
+    found = fusion_finding(chain + [sdpa], kernel_us=250)
+    assert found.evidence["attention_us_per_step"] == 250
+    assert "0.25 ms a step" in found.fix and "0.57 ms more a step" in found.fix
 
 
 def _around_norm_step(kernel_us: float):
