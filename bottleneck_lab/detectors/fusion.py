@@ -27,7 +27,7 @@ kernel; the difference is the saving. A layout copy outside the chains saves its
 the host, only hand-written arithmetic (three or more arithmetic ops in a row, no norm among
 them, trimmed to the first and last) and layout copies count: replacing them by hand removes
 their dispatch. Where the GPU is busy through the step, the GPU's saving is the step's; elsewhere
-the host's work bounds it. Held to what torch.compile(model) measured on 59 runs
+the host's work bounds it. Held to what torch.compile(model) measured on 62 runs
 (`python benchmarks/fusion_vs_compile.py`).
 """
 
