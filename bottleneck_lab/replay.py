@@ -160,7 +160,11 @@ def _queued_gap_us(work: pd.DataFrame, launched: np.ndarray, latency: float) -> 
     event) and says nothing of this. 0 where no op waited in a queue."""
     order = np.lexsort((work["ts"].to_numpy(), work["stream"].to_numpy()))
     stream = work["stream"].to_numpy()[order]
-    start, end, launched = work["ts"].to_numpy()[order], work["end"].to_numpy()[order], launched[order]
+    start, end, launched = (
+        work["ts"].to_numpy()[order],
+        work["end"].to_numpy()[order],
+        launched[order],
+    )
     same = stream[1:] == stream[:-1]
     gap = start[1:] - end[:-1]
     queued = same & (launched[1:] + latency <= end[:-1]) & (gap >= 0) & (gap <= latency)
