@@ -36,22 +36,27 @@ from .trace import TraceFrame
 QUEUE_DEPTH = 1024
 
 
-def step_us(frame: TraceFrame, without_syncs: bool = False) -> float | None:
+def step_us(
+    frame: TraceFrame, without_syncs: bool = False, profiler_share: float | None = None
+) -> float | None:
     """Median step time of the replay; without_syncs drops every synchronising call but the
-    copies the memcpy finding owns (sync_calls' `copy_owned`). None where the trace gives
-    nothing to replay (no launches or no steps)."""
-    c = frame.__dict__
-    if "_replay" not in c:  # both replays at once: they share everything but the syncs
-        c["_replay"] = _replay(frame)
-    return c["_replay"][without_syncs]
+    copies the memcpy finding owns (sync_calls' `copy_owned`); profiler_share is the share of
+    the host's working time taken to be the profiler's (facts.PROFILER_SHARE_OF_HOST_OP unless
+    given). None where the trace gives nothing to replay (no launches or no steps)."""
+    share = facts.PROFILER_SHARE_OF_HOST_OP if profiler_share is None else profiler_share
+    c = frame.__dict__.setdefault("_replay", {})
+    if share not in c:  # both replays at once: they share everything but the syncs
+        c[share] = _replay(frame, share / facts.PROFILER_SHARE_OF_HOST_OP)
+    return c[share][without_syncs]
 
 
-def sync_saving_us(frame: TraceFrame) -> float:
+def sync_saving_us(frame: TraceFrame, profiler_share: float | None = None) -> float:
     """µs per step that dropping the syncs saves in the replay (0 where nothing replays), within
     what any step allows: without syncs the GPU still has its busy time to run (the replay
     knows no cross-stream waits, so on a multi-stream step it can finish sooner), and taking
     turns costs at most the shorter of the host's work and the GPU's, which overlap hides."""
-    with_syncs, without = step_us(frame), step_us(frame, without_syncs=True)
+    with_syncs = step_us(frame, profiler_share=profiler_share)
+    without = step_us(frame, without_syncs=True, profiler_share=profiler_share)
     if with_syncs is None or without is None:
         return 0.0
     gpu = facts.gpu_time_us(frame)
@@ -59,8 +64,9 @@ def sync_saving_us(frame: TraceFrame) -> float:
     return float(min(max(saving, 0.0), facts.host_time_us(frame), gpu))
 
 
-def _replay(frame: TraceFrame) -> dict[bool, float | None]:
-    """{without_syncs: median step} for False (as traced) and True (no syncs)."""
+def _replay(frame: TraceFrame, profiler_x: float) -> dict[bool, float | None]:
+    """{without_syncs: median step} for False (as traced) and True (no syncs), the profiler's
+    per-op cost taken at profiler_x times facts.profiler_us_per_op."""
     nothing: dict[bool, float | None] = {False: None, True: None}
     mt = facts.main_thread(frame)
     steps = frame.steps
@@ -92,7 +98,7 @@ def _replay(frame: TraceFrame) -> dict[bool, float | None]:
     ops = frame.cpu_ops
     on_threads = np.isin(_thread_keys(ops), _thread_keys(la))
     op_ts = np.sort(ops["ts"].to_numpy()[on_threads])
-    us_per_op = facts.profiler_us_per_op(frame)
+    us_per_op = facts.profiler_us_per_op(frame) * profiler_x
     by_start = np.argsort(steps["cpu_ts"].to_numpy(dtype=float), kind="stable")
     ends = steps["cpu_end"].to_numpy(dtype=float)[by_start]
     slowdown = facts.host_slowdown_by_step(frame)[by_start]

@@ -104,11 +104,14 @@ def test_a_sync_mid_step_is_found_where_the_trace_shows_no_wait():
     """HF GPT-2 with clip_grad_norm_(error_if_nonfinite=True): the host reads the norm between
     backward and the optimizer. Under the profiler the host is slower than the GPU all step, so
     the sync waits 17 µs and the GPU idles 0.5 ms a step after it; dropping the check measured
-    18.9% faster (67.52 -> 54.79 ms). Reading the loss after every micro-batch of a host-bound
-    step measured no faster to drop (-0.5%), and the replay says so."""
+    18.9% faster (67.52 -> 54.79 ms). At the profiler's median share of host time the replay
+    sees it (10.1%); at its highest share the host is fast enough that it does not (3.0%), and
+    sync_stall promises the smaller (tests/zoo: a strict xfail on this pair). Reading the loss
+    after every micro-batch of a host-bound step measured no faster to drop (-0.5%), and the
+    replay says so."""
     bad = load_trace(ZOO / "gpt2_clip_sync" / "bad.json.gz")[0]
-    [finding] = sync_stall.detect(bad, sync_stall.Config())
-    assert 18.9 - 15 <= finding.share_pct <= 18.9 + 15 and finding.severity in ("medium", "high")
+    saving_pct = 100 * replay.sync_saving_us(bad) / facts.step_time_without_profiler_us(bad)
+    assert 18.9 - 15 <= saving_pct <= 18.9 + 15
     fixed = load_trace(ZOO / "gpt2_clip_sync" / "fixed.json.gz")[0]
     assert sync_stall.detect(fixed, sync_stall.Config()) == []
     per_micro = load_trace(ZOO / "gpt2_item_per_microbatch" / "bad.json.gz")[0]
@@ -124,4 +127,24 @@ def test_without_the_sync_the_replay_runs_as_long_as_the_measured_fix():
     bad = load_trace(ZOO / "gpt2_loss_item" / "bad.json.gz")[0]
     assert replay.step_us(bad, without_syncs=True) == pytest.approx(53467, rel=0.01)
     [finding] = sync_stall.detect(bad, sync_stall.Config())
+    assert finding.severity == "low"
+
+
+RECAPTURE = ROOT / "traces" / "recapture"
+
+
+@pytest.mark.skipif(
+    not (RECAPTURE / "resnet50_loss_item").exists(), reason="recaptured traces not present"
+)
+def test_a_sync_is_priced_at_the_fastest_plausible_host_too():
+    """ResNet-50 logging loss.item() after each step, captured again: the host's work (30.6 ms
+    a step at the profiler's median share) is close to the GPU's (32.8 ms), so the read's price
+    swings with the host's speed: 15.7% of the step at the median share, 6.6% at the highest.
+    Dropping the read measured 2.3% (34.89 -> 34.09 ms): the smaller is promised, and low."""
+    bad = load_trace(RECAPTURE / "resnet50_loss_item" / "bad.json.gz")[0]
+    [finding] = sync_stall.detect(bad, sync_stall.Config())
+    by_share = finding.evidence["replay_saving_us_by_profiler_share"]
+    median, high = by_share["median (0.43)"], by_share["high (0.58)"]
+    assert high < median
+    assert finding.time_lost_us_per_step == pytest.approx(high, abs=0.5)
     assert finding.severity == "low"
