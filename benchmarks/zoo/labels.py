@@ -1064,6 +1064,38 @@ HOLDOUT17: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 18 (2026-11-25, sixteenth session), labels and rules written and committed before any
+# of them ran on a GPU, after sync_stall came to promise the smaller of its replay at the
+# profiler's median and highest share of host time (f33b29b): debugging reads that real code
+# leaves in, which may cost more than holdout 17's, to see whether the conservative price still
+# finds a sync worth removing. timm ViT-S/16 with a forward hook on each block logging its
+# output's abs-max with .item() (12 reads in the forward) against keeping it on the GPU; HF GPT-2
+# logging every parameter's gradient norm with .item() after backward (148 reads) against
+# torch._foreach_norm kept on the GPU. Rules, as holdout 17's: both fixed runs are healthy; each
+# bad run has sync_stall as its diagnosis if its fixed run measures >= 10% saving
+# (CONDITIONAL_MIN_SAVING_PCT), healthy otherwise (then sync_stall or memcpy >= medium on it is a
+# false alarm); its predicted saving is sync_stall's share. A run whose GPU is busy under 80% of
+# the synchronised step may have host_bound and launch_overhead; fusion is allowed on both runs
+# of a pair where torch.compile(model) measures >= 10% faster on the fixed run, or was measured
+# so on the same model and batch before (ViT-S/16 at 128: 10.7%, vit_step_timer_sync; GPT-2 at 8
+# x 1024: 47.9%, gpt2_loss_item). The outcome of each rule is written here after capture.
+HOLDOUT18: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_activation_monitor",
+        "timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW: a forward hook per block "
+        "logging abs-max with .item() vs kept on the GPU",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "gpt2_grad_norm_logging",
+        "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: every parameter's "
+        "gradient norm read with .item() vs torch._foreach_norm kept on the GPU",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1149,6 +1181,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT15
     + HOLDOUT16
     + HOLDOUT17
+    + HOLDOUT18
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2082,6 +2082,68 @@ def roberta_skip_nonfinite(variant: str) -> Built:
     return Built(step, 32, {**config, "optimizer": "AdamW(fused)", "nonfinite_check": how})
 
 
+# ---- holdout 18: debugging reads that cost more, on models no rule was written from -------------
+
+
+def vit_activation_monitor(variant: str) -> Built:
+    """timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, with an activation monitor:
+    a forward hook on each of the 12 blocks. Bad: the hook logs the block output's abs-max with
+    .item() (12 host reads in the forward, each draining the GPU); fixed: it stacks the same
+    statistic on the GPU, read once per logging interval outside the profiled steps."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    read = variant == "bad"
+    logged: list = []
+
+    def monitor(_module, _inputs, out):
+        stat = out.detach().abs().amax()
+        logged.append(stat.item() if read else stat)
+        del logged[:-64]
+
+    for block in model.blocks:
+        block.register_forward_hook(monitor)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    how = "abs-max .item() per block" if read else "abs-max kept on the GPU"
+    config = {"model": "vit_small_patch16_224", "autocast": "bf16", "optimizer": "AdamW(fused)"}
+    return Built(step, 128, {**config, "activation_monitor": how})
+
+
+def gpt2_grad_norm_logging(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, logging every
+    parameter's gradient norm after backward. Bad: p.grad.norm().item() per parameter tensor (148
+    host reads a step); fixed: torch._foreach_norm over the gradients, stacked on the GPU and read
+    once per logging interval outside the profiled steps."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    params = [p for p in model.parameters() if p.requires_grad]
+    read = variant == "bad"
+    logged: list = []
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if read:
+            logged.append([p.grad.norm().item() for p in params])
+        else:
+            logged.append(torch.stack(torch._foreach_norm([p.grad for p in params])))
+        del logged[:-8]
+        opt.step()
+
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    how = "p.grad.norm().item() per tensor" if read else "_foreach_norm kept on the GPU"
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "grad_norm_logging": how})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2157,6 +2219,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnet50_loss_item,
         vit_step_timer_sync,
         roberta_skip_nonfinite,
+        vit_activation_monitor,
+        gpt2_grad_norm_logging,
     )
 }
 
