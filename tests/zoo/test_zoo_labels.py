@@ -33,6 +33,12 @@ PAIRS = [
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
+    ("vit_activation_monitor", "bad"): "holdout 18: a forward hook per ViT-S block reading "
+    "abs-max with .item() cost 18.2% (34.14 -> 27.94 ms; 15.4% by time_runs.py); sync_stall "
+    "says low 7.4%. The replay with the reads runs 33.14 ms (34.14 measured), without them 30.90 "
+    "(27.94 measured, GPU busy 26.11): the host it replays is slower than the real one, which "
+    "without the reads kept ahead of the GPU. At the profiler's highest share it says 3.27 ms, "
+    "still half the 6.2 ms measured; the code before f33b29b promised the same 2.24 ms",
     ("sync", "bad"): "the sync demo: sync_stall high 29.1% ranks second to precision high 35.7% "
     "(it trains in FP32); dropping the syncs measured 43.4%. sync_stall promises the smaller of "
     "its replay at the profiler's median share of host time (36.5%) and at the highest (29.1%), "
