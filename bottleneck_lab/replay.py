@@ -14,9 +14,9 @@ them is the trace's, less the profiler's cost of the ops recorded in between
 full queue), which the replay works out again. Each launch's GPU work starts once its stream is
 free and the launch has reached the GPU (_launch_latency_us, measured in the trace), and one
 op queued behind another starts a moment after it ends (_queued_gap_us, also measured: 1-2 µs
-on an H100, which over GPT-2's 1,227 ops a step is 1.7 ms the kernels' durations leave out); a sync holds
-the host until every launched op has finished; the host cannot get more than QUEUE_DEPTH launches
-ahead of the GPU. A step is done when its host work and its GPU work are; the step time is the
+on an H100, which over GPT-2's 1,227 ops a step is 1.7 ms the kernels' durations leave out); a
+sync holds the host until every launched op has finished; the host cannot get more than
+QUEUE_DEPTH launches ahead of the GPU. A step is done when its host work and its GPU work are; the step time is the
 median over steps of the time from its start (or the previous step's end, where the host ran
 ahead) to that point.
 Streams run independently: cross-stream waits are not in the trace, so the replay is no timing
@@ -24,6 +24,8 @@ model for overlapped communication, only for how the host and the GPU take turns
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -45,8 +47,10 @@ def step_us(
     given). None where the trace gives nothing to replay (no launches or no steps)."""
     share = facts.PROFILER_SHARE_OF_HOST_OP if profiler_share is None else profiler_share
     c = frame.__dict__.setdefault("_replay", {})
+    if "at" not in c:  # what does not hang on the profiler's share, worked out once
+        c["at"] = _replay(frame)
     if share not in c:  # both replays at once: they share everything but the syncs
-        c[share] = _replay(frame, share / facts.PROFILER_SHARE_OF_HOST_OP)
+        c[share] = c["at"](share / facts.PROFILER_SHARE_OF_HOST_OP)
     return c[share][without_syncs]
 
 
@@ -64,10 +68,14 @@ def sync_saving_us(frame: TraceFrame, profiler_share: float | None = None) -> fl
     return float(min(max(saving, 0.0), facts.host_time_us(frame), gpu))
 
 
-def _replay(frame: TraceFrame, profiler_x: float) -> dict[bool, float | None]:
-    """{without_syncs: median step} for False (as traced) and True (no syncs), the profiler's
-    per-op cost taken at profiler_x times facts.profiler_us_per_op."""
-    nothing: dict[bool, float | None] = {False: None, True: None}
+def _replay(frame: TraceFrame) -> Callable[[float], dict[bool, float | None]]:
+    """The replay, ready to run: a function of profiler_x (the profiler's per-op cost taken at
+    profiler_x times facts.profiler_us_per_op) giving {without_syncs: median step} for False (as
+    traced) and True (no syncs)."""
+
+    def nothing(profiler_x: float) -> dict[bool, float | None]:
+        return {False: None, True: None}
+
     mt = facts.main_thread(frame)
     steps = frame.steps
     if mt is None or not len(steps):
@@ -98,7 +106,7 @@ def _replay(frame: TraceFrame, profiler_x: float) -> dict[bool, float | None]:
     ops = frame.cpu_ops
     on_threads = np.isin(_thread_keys(ops), _thread_keys(la))
     op_ts = np.sort(ops["ts"].to_numpy()[on_threads])
-    us_per_op = facts.profiler_us_per_op(frame) * profiler_x
+    us_per_op = facts.profiler_us_per_op(frame)
     by_start = np.argsort(steps["cpu_ts"].to_numpy(dtype=float), kind="stable")
     ends = steps["cpu_end"].to_numpy(dtype=float)[by_start]
     slowdown = facts.host_slowdown_by_step(frame)[by_start]
@@ -111,32 +119,42 @@ def _replay(frame: TraceFrame, profiler_x: float) -> dict[bool, float | None]:
     w_start, w_end = working_us(starts), working_us(np.maximum(ends, starts))
     slowed_before = np.r_[0.0, np.cumsum(slowdown)]
 
-    def host_us(t: np.ndarray) -> np.ndarray:
+    def host_us(t: np.ndarray, profiler_x: float) -> np.ndarray:
         working = working_us(t)
         recorded = np.searchsorted(op_ts, t) - np.searchsorted(op_ts, t0)
         k = np.clip(np.searchsorted(starts, t, side="right") - 1, 0, len(starts) - 1)
         span = np.maximum(w_end[k] - w_start[k], 1e-9)
         through = np.clip((working - w_start[k]) / span, 0.0, 1.0)
         slowed = slowed_before[k] + slowdown[k] * through
-        return np.maximum(working - recorded * us_per_op - slowed, 0.0)
+        return np.maximum(working - recorded * us_per_op * profiler_x - slowed, 0.0)
 
     latency = _launch_latency_us(frame, work)
     gap = _queued_gap_us(work, frame.runtime["ts"].to_numpy()[work["launch"].to_numpy()], latency)
-    step_host = host_us(starts)
 
-    def walk(kept) -> float:
+    def events(kept) -> tuple:
+        """The launches and the kept syncs in host order: is_launch, ts, dur, stream, step_of."""
         is_launch = np.r_[np.ones(len(la), bool), np.zeros(len(kept), bool)]
         ts = np.r_[la["ts"].to_numpy(), kept["ts"].to_numpy()]
         order = np.argsort(ts, kind="stable")
         is_launch, ts = is_launch[order], ts[order]
-        host = np.maximum.accumulate(host_us(ts))  # two threads' clocks never run backwards
         rows = np.r_[la.index.to_numpy(), np.full(len(kept), -1)][order]
         dur = per["dur"].reindex(rows).to_numpy()
         stream = per["stream"].reindex(rows).to_numpy()
-        step_of = np.searchsorted(starts, ts, side="right") - 1
-        return _walk(is_launch, host, dur, stream, step_of, step_host, latency, gap)
+        return is_launch, ts, dur, stream, np.searchsorted(starts, ts, side="right") - 1
 
-    return {False: walk(sy), True: walk(sy.loc[sy["copy_owned"].to_numpy()])}
+    traced, no_syncs = events(sy), events(sy.loc[sy["copy_owned"].to_numpy()])
+
+    def at(profiler_x: float) -> dict[bool, float | None]:
+        step_host = host_us(starts, profiler_x)
+
+        def walk(is_launch, ts, dur, stream, step_of) -> float:
+            # two threads' clocks never run backwards
+            host = np.maximum.accumulate(host_us(ts, profiler_x))
+            return _walk(is_launch, host, dur, stream, step_of, step_host, latency, gap)
+
+        return {False: walk(*traced), True: walk(*no_syncs)}
+
+    return at
 
 
 def _thread_keys(rows) -> np.ndarray:
