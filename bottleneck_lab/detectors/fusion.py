@@ -42,7 +42,7 @@ import pandas as pd
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import memory_bound_kernels
-from ..op_flops import matrix_owner, op_costs
+from ..op_flops import compute_ops, matrix_owner
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
@@ -292,20 +292,16 @@ def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
 
 
 def _attention_us(frame: TraceFrame) -> float:
-    """µs of main-device kernels in the steps launched by attention ops (op_costs' category
+    """µs of main-device kernels in the steps launched by attention ops (compute_ops' category
     "attention": fused SDPA, forward and backward)."""
-    costs = op_costs(frame)
-    attention = np.zeros(len(frame.cpu_ops), dtype=bool)
-    attention[
-        costs["row"].to_numpy(dtype=np.int64)[(costs["category"] == "attention").to_numpy()]
-    ] = True
-    if not attention.any():
+    ops = compute_ops(frame)
+    attention = ops["row"].to_numpy(dtype=np.int64)[(ops["category"] == "attention").to_numpy()]
+    if not len(attention):
         return 0.0
     g = frame.gpu_ops
     k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
     k &= (g["device"] == facts.main_device(frame)).to_numpy()
-    owner = nearest_ancestor(frame.cpu_ops["parent"].to_numpy(), g["op"].to_numpy(), attention)
-    return float(g["dur"].to_numpy()[k & (owner >= 0)].sum())
+    return float(g["dur"].to_numpy()[k & np.isin(matrix_owner(frame), attention)].sum())
 
 
 def detect(frame: TraceFrame, cfg: Config):
