@@ -50,9 +50,16 @@ def _torch():
     return torch
 
 
-def _train_step(torch, opt, loss_of: Callable[[], Any], bf16: bool = True) -> Callable[[], None]:
+def _train_step(
+    torch,
+    opt,
+    loss_of: Callable[[], Any],
+    bf16: bool = True,
+    then: Callable[[Any], None] | None = None,
+) -> Callable[[], None]:
     """The training step most runs take: the forward and loss under BF16 autocast (unless bf16
-    is False), then zero_grad(set_to_none=True), backward and the optimizer step."""
+    is False), then zero_grad(set_to_none=True), backward and the optimizer step; then(loss),
+    where given, after it (what the loop does with the loss or the step: logging, timing)."""
 
     def step():
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
@@ -60,8 +67,26 @@ def _train_step(torch, opt, loss_of: Callable[[], Any], bf16: bool = True) -> Ca
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        if then is not None:
+            then(loss)
 
     return step
+
+
+def _loss_logger(torch, read: bool) -> Callable[[Any], None]:
+    """What a loop does with each step's loss: read it with loss.item() into a list (read: the
+    read waits for the step's GPU work, so the next step starts from an empty queue) or sum it on
+    the GPU, read once per logging interval outside the profiled steps."""
+    logged: list[float] = []
+    running = torch.zeros((), device="cuda")
+
+    def log(loss) -> None:
+        if read:
+            logged.append(loss.item())
+        else:
+            running.add_(loss.detach())
+
+    return log
 
 
 def _inference_step(torch, run: Callable[..., Any], *args, **kwargs) -> Callable[[], None]:
@@ -1908,20 +1933,8 @@ def gpt2_loss_item(variant: str) -> Built:
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
     run = _as_run(torch, model)
     read = variant == "bad"
-    logged: list[float] = []
-    running = torch.zeros((), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = run(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if read:
-            logged.append(loss.item())
-        else:
-            running.add_(loss.detach())
-
+    log = _loss_logger(torch, read)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss, then=log)
     config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
     how = "loss.item() every step" if read else "summed on the GPU, read per interval"
     return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "loss_logging": how})
@@ -1993,20 +2006,8 @@ def resnet50_loss_item(variant: str) -> Built:
     y = torch.randint(0, 1000, (128,), device="cuda")
     run = _as_run(torch, model)
     read = variant == "bad"
-    logged: list[float] = []
-    running = torch.zeros((), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(run(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if read:
-            logged.append(loss.item())
-        else:
-            running.add_(loss.detach())
-
+    log = _loss_logger(torch, read)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), then=log)
     how = "loss.item() every step" if read else "summed on the GPU, read per interval"
     config = {"model": "resnet50", "autocast": "bf16", "channels_last": True}
     return Built(step, 128, {**config, "optimizer": "SGD(momentum)", "loss_logging": how})
@@ -2030,12 +2031,7 @@ def vit_step_timer_sync(variant: str) -> Built:
     times: list[float] = []
     events: list = []
 
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(run(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
+    def timer(_loss) -> None:
         if synced:
             torch.cuda.synchronize()
             times.append(time.perf_counter())
@@ -2044,6 +2040,8 @@ def vit_step_timer_sync(variant: str) -> Built:
             end.record()
             events.append(end)
             del events[:-2]  # a real logger reads the pair per interval; keep two
+
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), then=timer)
 
     how = "cuda.synchronize + perf_counter per step" if synced else "CUDA events, read per interval"
     config = {"model": "vit_small_patch16_224", "autocast": "bf16", "optimizer": "AdamW(fused)"}
