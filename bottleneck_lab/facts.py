@@ -845,6 +845,17 @@ def step_saving_us(frame: TraceFrame, gpu_saving_us: float, host_saving_us: floa
     return float(min(max(step - after, 0.0), gpu_saving_us + host_saving_us))
 
 
+# A step whose GPU is busy at least this share of it (without the profiler) has its length set
+# by the GPU: kernel time a fix removes is step time saved.
+GPU_BOUND_SHARE = 0.9
+
+
+def gpu_sets_step(frame: TraceFrame) -> bool:
+    """Whether the GPU is busy through the step (GPU_BOUND_SHARE of it, without the profiler),
+    so that it, not the host, sets the step's length."""
+    return gpu_time_us(frame) >= GPU_BOUND_SHARE * step_time_without_profiler_us(frame)
+
+
 def gpu_time_us(frame: TraceFrame) -> float:
     """GPU busy time per step on the main device: the median over steps, as the step time is
     (not the busy share of all steps times the median step, which one long step deflates)."""

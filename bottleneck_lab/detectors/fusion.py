@@ -114,9 +114,6 @@ LOSS_OP = re.compile(
 # zoo/compile_savings.py --blocks) measured 91.99 -> 77.61 ms on that Llama, 34.71 -> 52.63 ms on
 # BERT-base MLM (whose whole-model compile had measured -18.9%).
 COMPILED_ATTENTION_SLOWDOWN_MAX_X = 3.3 - 1.0
-# A step whose GPU is busy at least this share of it (without the profiler) has its length set
-# by the GPU: kernel time fused away is step time saved.
-GPU_BOUND_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -347,10 +344,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # fused away is step time saved. Elsewhere the host's work may set it: facts.host_time_us
     # is then an upper bound (waits in a full launch queue shorter than BLOCKED_LAUNCH_US go
     # unseen), so promise no more than it allows (DenseNet-121 above).
-    gpu_bound = facts.gpu_time_us(frame) >= GPU_BOUND_SHARE * facts.step_time_without_profiler_us(
-        frame
-    )
-    if not gpu_bound:
+    if not facts.gpu_sets_step(frame):
         step_saved = min(step_saved, facts.step_saving_us(frame, saved / n_steps, host_saved))
     per_step, share = cost(frame, step_saved * n_steps)
     if share < cfg.min_share_pct:

@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from .. import facts
+from .. import facts, replay
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..efficiency import compute_ops, device_peak, kernel_flops, memory_bound_kernels
 from ..trace import TraceFrame
@@ -157,11 +158,20 @@ def detect(frame: TraceFrame, cfg: Config):
     # ops autocast runs in FP32 whatever their input (norms, softmax, pow, sums, losses) keep
     # their bytes, and pay a cast besides: they save nothing
     stays = name_mask(frame.cpu_ops["name"], AUTOCAST_FP32)[mb["owner"].to_numpy()]
-    mb_saved = 0.5 * float(mb.loc[~stays, "dur"].sum())
+    halved = mb.loc[~stays, "dur"] * 0.5
     n_steps = max(len(frame.steps), 1)
-    gpu_saved = (float(saved.sum()) + mb_saved) / n_steps
+    gpu_saved = (float(saved.sum()) + float(halved.sum())) / n_steps
     # GPU time saved shortens the step only where the GPU, not the host, sets its length
-    per_step, share = cost(frame, facts.step_saving_us(frame, gpu_saved) * n_steps)
+    step_saved = facts.step_saving_us(frame, gpu_saved)
+    replayed = None
+    if not facts.gpu_sets_step(frame):
+        # where the host and the GPU take turns (at syncs), the bound above is too kind: only
+        # the stretches the GPU sets get shorter. The replay, with the host taken at its
+        # slowest plausible (as host_time_us takes it), says how many.
+        shorter = pd.concat([pd.Series(saved, index=k32.index), halved])
+        replayed = replay.gpu_saving_us(frame, shorter, facts.PROFILER_SHARE_OF_HOST_OP_LOW)
+        step_saved = min(step_saved, replayed)
+    per_step, share = cost(frame, step_saved * n_steps)
     if share < cfg.min_share_pct:
         return []
     tf32_share = float(k32.loc[tf32, "dur"].sum() / max(k32["dur"].sum(), 1e-9))
@@ -183,6 +193,8 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["fp32_kernel_us_per_step_at_target_peak"] = round(float(ideal_us.sum()) / n_steps, 1)
     evidence["gpu_time_saved_us_per_step"] = round(gpu_saved, 1)
     evidence["host_time_us_per_step"] = round(facts.host_time_us(frame), 1)
+    if replayed is not None:
+        evidence["replay_step_saving_us"] = round(replayed, 1)
     evidence["layout_conversion_us_per_step"] = round(float(dur[layout].sum()) / n_steps, 1)
     evidence["fp32_memory_bound_us_per_step"] = round(float(mb["dur"].sum()) / n_steps, 1)
     g = frame.gpu_ops

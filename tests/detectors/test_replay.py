@@ -56,6 +56,23 @@ def test_a_sync_costs_the_lead_the_host_had_built():
     assert sync_stall.detect(no_sync, sync_stall.Config()) == []
 
 
+def test_gpu_time_saved_shortens_only_the_stretches_the_gpu_sets():
+    """Halving the short kernels saves nothing where a sync made them run at the host's pace,
+    and their whole saving where they queue behind the long kernel; shortening the long kernel,
+    which the host waits for, saves all of it either way."""
+    share = facts.PROFILER_SHARE_OF_HOST_OP
+    for sync, shorts_saving in ((True, 0.0), (False, SHORTS * SHORT_US / 2)):
+        frame = load(lost_lead(sync))
+        dur = frame.gpu_ops["dur"]
+        short, long = dur.loc[dur == SHORT_US], dur.loc[dur == LONG_US]
+        assert replay.gpu_saving_us(frame, short / 2, share) == pytest.approx(
+            shorts_saving, abs=SHORT_US / 2 + 1
+        ), sync
+        assert replay.gpu_saving_us(frame, long / 2, share) == pytest.approx(
+            LONG_US / 2, rel=0.05
+        ), sync
+
+
 QUEUED, QUEUED_US, PAUSE_US = 40, 20.0, 2.0
 
 

@@ -39,11 +39,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "(27.94 measured, GPU busy 26.11): the host it replays is slower than the real one, which "
     "without the reads kept ahead of the GPU. At the profiler's highest share it says 3.27 ms, "
     "still half the 6.2 ms measured; the code before f33b29b promised the same 2.24 ms",
-    ("sync", "bad"): "the sync demo: sync_stall high 29.1% ranks second to precision high 35.7% "
-    "(it trains in FP32); dropping the syncs measured 43.4%. sync_stall promises the smaller of "
-    "its replay at the profiler's median share of host time (36.5%) and at the highest (29.1%), "
-    "since a sync's price swings with the host's speed (a recaptured ResNet-50's loss.item(): "
-    "15.7% and 6.6%, 2.3% measured)",
     ("mixtral_moe_experts", "bad"): "holdout 12: the eager experts loop (one Python pass per "
     "expert, nonzero and index_add each) is host-bound, and transformers' grouped_mm backend "
     "saved 73.0%. Its cost is split: host_bound 21.8%, sync_stall 11.6%, launch_overhead 8.9%, "
