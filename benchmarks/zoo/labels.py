@@ -1108,6 +1108,58 @@ HOLDOUT18: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 19 (2026-11-25, seventeenth session), labels and rules written and committed before any
+# of them ran on a GPU, after precision came to promise no more than the replay allows where the
+# host and the GPU take turns: FP32 training whose host reads the GPU inside every step, on models
+# no rule was written from. timm ViT-S/16 at batch 64 with a forward hook per block reading
+# abs-max by .item(); HF BERT-base (32 x 128 tokens) checking the loss for non-finite values and
+# logging it by .item(); torchvision ResNet-18 at batch 32 reading the loss and the batch's
+# accuracy by .item(). Each pair is FP32 (default flags) against BF16 autocast (ResNet-18: +
+# channels_last), the reads kept in both. Rules: the bad run has precision as its diagnosis if its
+# fixed run measures >= 10% saving (CONDITIONAL_MIN_SAVING_PCT; the capture's sidecars), and is
+# healthy of it otherwise (precision >= medium then a false alarm); its predicted saving is
+# precision's share. sync_stall joins the bad run's diagnoses if the "unread" variant (FP32
+# without the reads, time_runs.py in the same lease) measures >= 10% faster than the bad run, and
+# is then allowed on the fixed run; otherwise sync_stall >= medium on either run is a false alarm.
+# A run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead. Fusion is allowed on both runs of each pair: torch.compile(model) measured >=
+# 10% faster on the same models before (ViT-S/16 10.7%, vit_step_timer_sync; BERT-base 12.6%,
+# bert_fp16_gradscaler/fixed; ResNet-18 22.3%, resnet18_small_batch/fixed). The labels below are
+# the rules' outcome if both measurements clear 10%; the outcome is written here after capture.
+HOLDOUT19: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_fp32_activation_monitor",
+        "timm ViT-S/16 training, batch 64, fused AdamW, a forward hook per block reading abs-max "
+        "with .item(): FP32 vs BF16 autocast",
+        {
+            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
+            "fixed": Run(None, _k("sync_stall", "fusion")),
+        },
+        fix_kind="precision",
+    ),
+    Scenario(
+        "bert_fp32_loss_checks",
+        "HF BERT-base sequence classifier, 32 x 128 tokens, fused AdamW, the loss checked for "
+        "non-finite values and logged with .item() each step: FP32 vs BF16 autocast",
+        {
+            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
+            "fixed": Run(None, _k("sync_stall", "fusion")),
+        },
+        fix_kind="precision",
+    ),
+    Scenario(
+        "resnet18_fp32_metrics",
+        "torchvision ResNet-18 training, batch 32, SGD with momentum, the loss and accuracy read "
+        "with .item() each step: default flags (FP32, cuDNN TF32, NCHW) vs BF16 autocast + "
+        "channels_last",
+        {
+            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
+            "fixed": Run(None, _k("sync_stall", "fusion")),
+        },
+        fix_kind="precision",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1194,6 +1246,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT16
     + HOLDOUT17
     + HOLDOUT18
+    + HOLDOUT19
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2088,14 +2088,22 @@ def vit_activation_monitor(variant: str) -> Built:
     a forward hook on each of the 12 blocks. Bad: the hook logs the block output's abs-max with
     .item() (12 host reads in the forward, each draining the GPU); fixed: it stacks the same
     statistic on the GPU, read once per logging interval outside the profiled steps."""
+    read = variant == "bad"
+    step, config = _vit_s_monitored(128, read, bf16=True)
+    return Built(step, 128, {**config, "autocast": "bf16"})
+
+
+def _vit_s_monitored(batch: int, read: bool, bf16: bool) -> tuple[Callable[[], None], dict]:
+    """timm ViT-S/16 training at `batch`, fused AdamW, a forward hook on each of the 12 blocks
+    logging its output's abs-max: with .item() (read) or stacked on the GPU. The step (BF16
+    autocast where bf16) and its config."""
     torch = _torch()
     import timm
 
     model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    x = torch.randn(128, 3, 224, 224, device="cuda")
-    y = torch.randint(0, 1000, (128,), device="cuda")
-    read = variant == "bad"
+    x = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
     logged: list = []
 
     def monitor(_module, _inputs, out):
@@ -2106,10 +2114,13 @@ def vit_activation_monitor(variant: str) -> Built:
     for block in model.blocks:
         block.register_forward_hook(monitor)
     run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), bf16)
     how = "abs-max .item() per block" if read else "abs-max kept on the GPU"
-    config = {"model": "vit_small_patch16_224", "autocast": "bf16", "optimizer": "AdamW(fused)"}
-    return Built(step, 128, {**config, "activation_monitor": how})
+    return step, {
+        "model": "vit_small_patch16_224",
+        "optimizer": "AdamW(fused)",
+        "activation_monitor": how,
+    }
 
 
 def gpt2_grad_norm_logging(variant: str) -> Built:
@@ -2140,6 +2151,91 @@ def gpt2_grad_norm_logging(variant: str) -> Built:
     config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
     how = "p.grad.norm().item() per tensor" if read else "_foreach_norm kept on the GPU"
     return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "grad_norm_logging": how})
+
+
+# ---- holdout 19 ---------------------------------------------------------------------------------
+# FP32 training whose host reads the GPU inside the step, so the host and the GPU take turns:
+# does precision's promise hold there? Each builder takes "bad" (FP32, default flags, the reads),
+# "fixed" (the same reads under BF16 autocast) and "unread" (FP32 without the reads: timed only,
+# to tell whether the reads cost enough that sync_stall is a diagnosis too).
+
+
+def vit_fp32_activation_monitor(variant: str) -> Built:
+    """timm ViT-S/16 training, batch 64, fused AdamW, a forward hook on each of the 12 blocks
+    logging its output's abs-max with .item(): FP32 (default flags) vs BF16 autocast."""
+    fixed = variant == "fixed"
+    step, config = _vit_s_monitored(64, read=variant != "unread", bf16=fixed)
+    return Built(step, 64, {**config, "autocast": "bf16" if fixed else None})
+
+
+def bert_fp32_loss_checks(variant: str) -> Built:
+    """HF BERT-base sequence classifier, 32 x 128 tokens, fused AdamW, the loss checked for
+    non-finite values (`if not torch.isfinite(loss)`) and logged with .item() after each step:
+    FP32 (default flags) vs BF16 autocast."""
+    torch = _torch()
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig(num_labels=4)
+    model = BertForSequenceClassification(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(5, cfg.vocab_size, (32, 128), device="cuda")
+    y = torch.randint(0, 4, (32,), device="cuda")
+    run = _as_run(torch, model)
+    read = variant != "unread"
+    logged: list[float] = []
+
+    def check_and_log(loss) -> None:
+        if not read:
+            return
+        if not torch.isfinite(loss):
+            raise FloatingPointError("loss is not finite")
+        logged.append(loss.item())
+        del logged[:-64]
+
+    step = _train_step(
+        torch, opt, lambda: run(input_ids=ids, labels=y).loss, variant == "fixed", check_and_log
+    )
+    config = {"model": "bert-base (config)", "tokens": 32 * 128, "optimizer": "AdamW(fused)"}
+    reads = "isfinite check + loss.item()" if read else None
+    autocast = "bf16" if variant == "fixed" else None
+    return Built(step, 32, {**config, "autocast": autocast, "loss_reads": reads})
+
+
+def resnet18_fp32_metrics(variant: str) -> Built:
+    """torchvision ResNet-18 training, batch 32, SGD with momentum, the loss and the batch's
+    accuracy read with .item() after each step (a progress bar's numbers): default flags (FP32,
+    cuDNN TF32, NCHW) vs BF16 autocast + channels_last."""
+    torch = _torch()
+    import torchvision
+
+    fixed = variant == "fixed"
+    fmt = torch.channels_last if fixed else torch.contiguous_format
+    model = torchvision.models.resnet18(weights=None).cuda().to(memory_format=fmt)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (32,), device="cuda")
+    run = _as_run(torch, model)
+    read = variant != "unread"
+    shown: list[tuple[float, float]] = []
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=fixed):
+            logits = run(x)
+            loss = torch.nn.functional.cross_entropy(logits, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        hits = (logits.argmax(1) == y).sum()
+        shown.append((loss.item(), hits.item()) if read else (loss.detach(), hits))
+        del shown[:-64]
+
+    config = {"model": "torchvision resnet18", "optimizer": "SGD(momentum)"}
+    reads = "loss.item() + accuracy .item()" if read else None
+    return Built(
+        step,
+        32,
+        {**config, "autocast": "bf16" if fixed else None, "channels_last": fixed, "reads": reads},
+    )
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
@@ -2219,6 +2315,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         roberta_skip_nonfinite,
         vit_activation_monitor,
         gpt2_grad_norm_logging,
+        vit_fp32_activation_monitor,
+        bert_fp32_loss_checks,
+        resnet18_fp32_metrics,
     )
 }
 
