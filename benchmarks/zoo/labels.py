@@ -1125,15 +1125,21 @@ HOLDOUT18: tuple[Scenario, ...] = (
 # launch_overhead. Fusion is allowed on both runs of each pair: torch.compile(model) measured >=
 # 10% faster on the same models before (ViT-S/16 10.7%, vit_step_timer_sync; BERT-base 12.6%,
 # bert_fp16_gradscaler/fixed; ResNet-18 22.3%, resnet18_small_batch/fixed). The labels below are
-# the rules' outcome if both measurements clear 10%; the outcome is written here after capture.
+# the rules' outcome, written after capture (H100, seventeenth session).
 HOLDOUT19: tuple[Scenario, ...] = (
     Scenario(
         "vit_fp32_activation_monitor",
         "timm ViT-S/16 training, batch 64, fused AdamW, a forward hook per block reading abs-max "
         "with .item(): FP32 vs BF16 autocast",
+        # measured: 62.05 -> 33.61 ms (45.8% saved; time_runs.py in the same lease, two
+        # processes: 61.62 -> 29.26 and 59.61 -> 25.38): >= 10%, precision is the bad run's
+        # diagnosis. The reads: unread 56.26 and 56.30 ms against 61.62 and 59.61 (8.7%, 5.6%):
+        # under 10%, sync_stall >= medium is a false alarm on both runs. GPU busy 55.60 of 62.05
+        # ms (90%) on the bad run, 14.18 of 33.61 (42%) on the fixed: host_bound and
+        # launch_overhead allowed on the fixed run only
         {
-            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
-            "fixed": Run(None, _k("sync_stall", "fusion")),
+            "bad": Run(_k("precision"), _k("fusion")),
+            "fixed": Run(None, _k("fusion", "host_bound", "launch_overhead")),
         },
         fix_kind="precision",
     ),
@@ -1141,9 +1147,14 @@ HOLDOUT19: tuple[Scenario, ...] = (
         "bert_fp32_loss_checks",
         "HF BERT-base sequence classifier, 32 x 128 tokens, fused AdamW, the loss checked for "
         "non-finite values and logged with .item() each step: FP32 vs BF16 autocast",
+        # measured: 61.02 -> 41.41 ms (32.1% saved; time_runs.py: 60.04 -> 39.33 and 60.39 ->
+        # 33.66): precision is the bad run's diagnosis. The reads: unread 58.30 and 58.25 against
+        # 60.04 and 60.39 (2.9%, 3.5%): sync_stall >= medium is a false alarm. GPU busy 57.01 of
+        # 61.02 ms (93%) on the bad run, 11.78 of 41.41 (28%) on the fixed: host_bound and
+        # launch_overhead allowed on the fixed run only
         {
-            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
-            "fixed": Run(None, _k("sync_stall", "fusion")),
+            "bad": Run(_k("precision"), _k("fusion")),
+            "fixed": Run(None, _k("fusion", "host_bound", "launch_overhead")),
         },
         fix_kind="precision",
     ),
@@ -1152,9 +1163,16 @@ HOLDOUT19: tuple[Scenario, ...] = (
         "torchvision ResNet-18 training, batch 32, SGD with momentum, the loss and accuracy read "
         "with .item() each step: default flags (FP32, cuDNN TF32, NCHW) vs BF16 autocast + "
         "channels_last",
+        # measured: 11.67 -> 10.86 ms (6.9% saved): under 10% by the sidecars the rule names, so
+        # the bad run is healthy of precision (>= medium a false alarm). This step is host-noisy:
+        # time_runs.py measured 12.61 -> 9.39 and 10.43 -> 8.47 ms (25.5%, 18.8%) in two
+        # processes of the same lease. The reads: unread 9.88 and 10.31 against 12.61 and 10.43
+        # (21.6%, 1.2%): the two processes fall either side of 10%, and, as for runs whose
+        # compile measurements disagree, the label stays without sync_stall. GPU busy 7.62 of
+        # 11.67 ms (65%) and 3.69 of 10.86 (34%): host_bound and launch_overhead allowed on both
         {
-            "bad": Run(_k("precision", "sync_stall"), _k("fusion")),
-            "fixed": Run(None, _k("sync_stall", "fusion")),
+            "bad": Run(None, _k("fusion", "host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("fusion", "host_bound", "launch_overhead")),
         },
         fix_kind="precision",
     ),
