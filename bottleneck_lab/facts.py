@@ -723,24 +723,24 @@ def step_time_without_profiler_us(frame: TraceFrame) -> float:
 BLOCKED_LAUNCH_US = 50.0
 
 
-def host_time_us(frame: TraceFrame) -> float:
-    """The host's own work per step: the step without the profiler's share, less the time the
-    launching thread sat waiting on the GPU (in synchronising calls, or in launches held up by a
-    full queue), and never longer than its own span of the step. A step cannot get shorter than
-    this by making the GPU faster."""
-    c = _cache(frame)
-    if "host_time" not in c:
+def host_time_us(frame: TraceFrame, profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW) -> float:
+    """The host's own work per step: the step without the profiler's share (its low end unless
+    given), less the time the launching thread sat waiting on the GPU (in synchronising calls, or
+    in launches held up by a full queue), and never longer than its own span of the step. A step
+    cannot get shorter than this by making the GPU faster."""
+    c = _cache(frame).setdefault("host_time", {})
+    if profiler_share not in c:
         n = max(step_stats(frame).count, 1)
         blocked = _host_blocked_us(frame) - _dataloader_us(frame)  # loading is host work
-        # the host's span per step, without what the profiler added to it (at the low end)
-        low = PROFILER_SHARE_OF_HOST_OP_LOW / PROFILER_SHARE_OF_HOST_OP
+        # the host's span per step, without what the profiler added to it
+        x = profiler_share / PROFILER_SHARE_OF_HOST_OP
         span = (
             _host_span_us(frame)
             - float(host_slowdown_by_step(frame).sum())
-            - low * profiler_us_per_op(frame) * ops_in_steps(frame)
+            - x * profiler_us_per_op(frame) * ops_in_steps(frame)
         ) / n
-        c["host_time"] = max(min(step_time_without_profiler_us(frame), span) - blocked / n, 0.0)
-    return c["host_time"]
+        c[profiler_share] = max(min(step_time_without_profiler_us(frame), span) - blocked / n, 0.0)
+    return c[profiler_share]
 
 
 def _host_span_us(frame: TraceFrame) -> float:
@@ -834,14 +834,20 @@ def host_dispatch_us(frame: TraceFrame) -> float:
     return max(host_time_us(frame) - other, 0.0)
 
 
-def step_saving_us(frame: TraceFrame, gpu_saving_us: float, host_saving_us: float = 0.0) -> float:
+def step_saving_us(
+    frame: TraceFrame,
+    gpu_saving_us: float,
+    host_saving_us: float = 0.0,
+    profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW,
+) -> float:
     """What a fix that removes `gpu_saving_us` of GPU time and `host_saving_us` of host time per
-    step saves of the step: the step is at least the longer of the host's work and the GPU's,
-    so GPU time saved on a host-bound step is mostly not step time saved (measured: BF16 autocast
-    on the sync demo's host-bound fixed run made it 12.5% slower, where GPU time alone promised
-    58%)."""
+    step saves of the step: the step is at least the longer of the host's work (host_time_us at
+    `profiler_share`) and the GPU's, so GPU time saved on a host-bound step is mostly not step
+    time saved (measured: BF16 autocast on the sync demo's host-bound fixed run made it 12.5%
+    slower, where GPU time alone promised 58%)."""
     step = step_time_without_profiler_us(frame)
-    after = max(host_time_us(frame) - host_saving_us, gpu_time_us(frame) - gpu_saving_us, 0.0)
+    host = host_time_us(frame, profiler_share)
+    after = max(host - host_saving_us, gpu_time_us(frame) - gpu_saving_us, 0.0)
     return float(min(max(step - after, 0.0), gpu_saving_us + host_saving_us))
 
 

@@ -34,11 +34,12 @@ PAIRS = [
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
     ("bert_fp32_loss_checks", "bad"): "holdout 19: BF16 autocast saved 32.1% of HF BERT-base's "
-    "FP32 step (61.02 -> 41.41 ms), and precision is not reported: its kernels would lose 49.6 "
+    "FP32 step (61.02 -> 41.41 ms), and precision is only low: its kernels would lose 49.6 "
     "ms a step, but its host bound takes the host's work at the profiler's low share (0.24), "
     "where the profiled host fills the step (60.4 ms against 58.2 estimated without the "
-    "profiler), so it promises 1.3%. The median share gives 22%, and would put a medium 24% on "
-    "the sync demo's fixed run, which BF16 made 12.5% slower",
+    "profiler), so it promises 1.3% (reported low, with 22% at the median share as the upper "
+    "end). The median share as the promise would put a medium 24% on the sync demo's fixed run, "
+    "which BF16 made 12.5% slower",
     ("vit_activation_monitor", "bad"): "holdout 18: a forward hook per ViT-S block reading "
     "abs-max with .item() cost 18.2% (34.14 -> 27.94 ms; 15.4% by time_runs.py); sync_stall "
     "says low 7.4%. The replay with the reads runs 33.14 ms (34.14 measured), without them 30.90 "
@@ -81,8 +82,8 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
 }
 SAVING_OFF = {
-    "bert_fp32_loss_checks": "holdout 19: precision promises 1.3% (not reported) where BF16 "
-    "measured 32.1%; see WRONG_TOP",
+    "bert_fp32_loss_checks": "holdout 19: precision promises 1.3% (low; 22% at the median share) where "
+    "BF16 measured 32.1%; see WRONG_TOP",
     "vit_fp32_activation_monitor": "holdout 19: BF16 autocast saved 45.8% of timm ViT-S/16's "
     "FP32 step (62.05 -> 33.61 ms); precision promises 23.5% (medium, first): its host bound "
     "takes the host at the profiler's low share (43.2 ms a step); at the median share it "
