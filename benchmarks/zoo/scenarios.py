@@ -141,13 +141,17 @@ def _compile_around_attention(module) -> None:
         _compile_around_attention(child)
 
 
-def _hf_train(torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict) -> Built:
-    """A HF model trained under BF16 autocast with fused AdamW; loss_of(model) is the loss."""
+def _hf_train(
+    torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict, bf16: bool = True
+) -> Built:
+    """A HF model trained with fused AdamW under BF16 autocast (unless bf16 is False: FP32 with
+    default flags); loss_of(model) is the loss."""
     model = model.cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: loss_of(run))
-    return Built(step, batch, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+    step = _train_step(torch, opt, lambda: loss_of(run), bf16)
+    autocast = "bf16" if bf16 else None
+    return Built(step, batch, {**config, "autocast": autocast, "optimizer": "AdamW(fused)"})
 
 
 # ---- scenarios ----------------------------------------------------------------------------------
@@ -894,7 +898,9 @@ def mobilenet_v3_precision(variant: str) -> Built:
     )
 
 
-def _hf_classifier(torch, model_cls, cfg, batch: int, tokens: int, name: str) -> Built:
+def _hf_classifier(
+    torch, model_cls, cfg, batch: int, tokens: int, name: str, bf16: bool = True
+) -> Built:
     """A HF sequence classifier (4 labels) trained on random token ids, batch x tokens."""
     ids = torch.randint(5, cfg.vocab_size, (batch, tokens), device="cuda")
     y = torch.randint(0, 4, (batch,), device="cuda")
@@ -904,6 +910,7 @@ def _hf_classifier(torch, model_cls, cfg, batch: int, tokens: int, name: str) ->
         lambda m: m(input_ids=ids, labels=y).loss,
         batch,
         {"model": name, "tokens": batch * tokens},
+        bf16,
     )
 
 
@@ -2238,6 +2245,48 @@ def resnet18_fp32_metrics(variant: str) -> Built:
     )
 
 
+# ---- holdout 20 ---------------------------------------------------------------------------------
+# FP32 training with default flags against BF16 autocast (+ channels_last for the CNNs), no host
+# reads: where does BF16's measured saving fall against precision's promise (the host at the
+# profiler's low share) and its saving at the median share?
+
+
+def gpt2_fp32_precision(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 512 tokens, fused AdamW: FP32 vs BF16 autocast."""
+    model, cfg, torch = _gpt2()
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    loss_of = lambda m: m(input_ids=ids, labels=ids).loss  # noqa: E731
+    config = {"model": "gpt2-124M", "tokens": 8 * 512}
+    return _hf_train(torch, model, loss_of, 8, config, bf16=variant == "fixed")
+
+
+def distilbert_fp32_precision(variant: str) -> Built:
+    """HF DistilBERT sequence classifier, 16 x 128 tokens, fused AdamW: FP32 vs BF16 autocast."""
+    torch = _torch()
+    from transformers import DistilBertConfig, DistilBertForSequenceClassification
+
+    cfg = DistilBertConfig(num_labels=4)
+    name = "distilbert-base (config)"
+    model_cls = DistilBertForSequenceClassification
+    return _hf_classifier(torch, model_cls, cfg, 16, 128, name, bf16=variant == "fixed")
+
+
+def swin_t_fp32_precision(variant: str) -> Built:
+    """torchvision Swin-T training, batch 64, fused AdamW: default flags (FP32, cuDNN TF32, NCHW)
+    vs BF16 autocast + channels_last."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.swin_t(weights=None)
+    return _image_train(torch, model, "torchvision swin_t", 64, variant == "fixed", True)
+
+
+def convnext_tiny_fp32_precision(variant: str) -> Built:
+    """timm ConvNeXt-T training, batch 64, fused AdamW: default flags (FP32, cuDNN TF32, NCHW)
+    vs BF16 autocast + channels_last."""
+    return _timm(_torch(), "convnext_tiny", 64, fixed=variant == "fixed", fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2318,6 +2367,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vit_fp32_activation_monitor,
         bert_fp32_loss_checks,
         resnet18_fp32_metrics,
+        gpt2_fp32_precision,
+        distilbert_fp32_precision,
+        swin_t_fp32_precision,
+        convnext_tiny_fp32_precision,
     )
 }
 
