@@ -2261,14 +2261,18 @@ def gpt2_fp32_precision(variant: str) -> Built:
 
 
 def distilbert_fp32_precision(variant: str) -> Built:
-    """HF DistilBERT sequence classifier, 16 x 128 tokens, fused AdamW: FP32 vs BF16 autocast."""
+    """HF DistilBERT sequence classifier, 16 x 128 tokens, fused AdamW: FP32 vs BF16 autocast.
+    "bad_b64" and "fixed_b64" (timed only) run 64 sequences a step, to tell whether the batch is
+    small."""
     torch = _torch()
     from transformers import DistilBertConfig, DistilBertForSequenceClassification
 
     cfg = DistilBertConfig(num_labels=4)
     name = "distilbert-base (config)"
     model_cls = DistilBertForSequenceClassification
-    return _hf_classifier(torch, model_cls, cfg, 16, 128, name, bf16=variant == "fixed")
+    batch = 64 if variant.endswith("_b64") else 16
+    bf16 = variant.startswith("fixed")
+    return _hf_classifier(torch, model_cls, cfg, batch, 128, name, bf16=bf16)
 
 
 def swin_t_fp32_precision(variant: str) -> Built:
