@@ -33,6 +33,11 @@ PAIRS = [
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
+    ("swin_t_fp32_precision", "bad"): "holdout 20: BF16 autocast + channels_last saved 43.4% of "
+    "torchvision Swin-T's FP32 step (77.65 -> 43.95 ms); precision says low 9.1% (31.8% at the "
+    "median share), under fusion's medium 11.5%. Its host bound takes the host's work at the "
+    "profiler's low share, 71.2 ms a step against a GPU busy 76.4, where the BF16 run's whole "
+    "step measured 43.95",
     ("bert_fp32_loss_checks", "bad"): "holdout 19: BF16 autocast saved 32.1% of HF BERT-base's "
     "FP32 step (61.02 -> 41.41 ms), and precision is only low: its kernels would lose 49.6 "
     "ms a step, but its host bound takes the host's work at the profiler's low share (0.24), "
@@ -82,6 +87,12 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
 }
 SAVING_OFF = {
+    "swin_t_fp32_precision": "holdout 20: precision promises 9.1% where BF16 measured 43.4%; "
+    "see WRONG_TOP",
+    "gpt2_fp32_precision": "holdout 20: BF16 autocast saved 57.0% of HF GPT-2's FP32 step "
+    "(90.40 -> 38.88 ms; the BF16 step host-bound, GPU busy 70%), and precision promises 80.6%: "
+    "the FP32 trace's host, blocked on a full launch queue 26.5 ms a step, worked 17.6 ms a step "
+    "(13.4 without the profiler's low share) where the BF16 run's trace shows 63 ms",
     "bert_fp32_loss_checks": "holdout 19: precision promises 1.3% (low; 22% at the median share) where "
     "BF16 measured 32.1%; see WRONG_TOP",
     "vit_fp32_activation_monitor": "holdout 19: BF16 autocast saved 45.8% of timm ViT-S/16's "
