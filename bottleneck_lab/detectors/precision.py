@@ -9,6 +9,11 @@ Fix: wrap the forward pass and loss in `torch.autocast("cuda", dtype=torch.bfloa
 Volta/Turing use float16 with `torch.amp.GradScaler`). As a smaller step, allow TF32 with
 `torch.set_float32_matmul_precision("high")`. Keep matrix dimensions multiples of 8 so half-
 precision kernels can use tensor cores fully.
+Estimate: the FP32 kernels' time at the half-precision peak is the GPU time saved; the step saves
+it only down to the host's own work (taken at its slowest plausible speed), and, where syncs make
+the host and the GPU take turns, only what a replay of the step with shorter kernels gives. Where
+the host's real speed, which the profiler hides, would change the answer by 10 points or more,
+the title gives the saving at its typical speed too.
 """
 
 from __future__ import annotations
