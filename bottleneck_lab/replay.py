@@ -47,10 +47,8 @@ def step_us(
     given). None where the trace gives nothing to replay (no launches or no steps)."""
     share = facts.PROFILER_SHARE_OF_HOST_OP if profiler_share is None else profiler_share
     c = frame.__dict__.setdefault("_replay", {})
-    if "at" not in c:  # what does not hang on the profiler's share, worked out once
-        c["at"] = _replay(frame)
     if share not in c:  # both replays at once: they share everything but the syncs
-        c[share] = c["at"](share / facts.PROFILER_SHARE_OF_HOST_OP)
+        c[share] = _ready(frame)(share / facts.PROFILER_SHARE_OF_HOST_OP)
     return c[share][without_syncs]
 
 
@@ -76,11 +74,19 @@ def gpu_saving_us(frame: TraceFrame, shorter_us: pd.Series, profiler_share: floa
     nothing replays. The host's own work is taken as it is: a fix that adds host work (autocast's
     casts) saves less."""
     before = step_us(frame, profiler_share=profiler_share)
-    c = frame.__dict__["_replay"]
-    after = c["at"](profiler_share / facts.PROFILER_SHARE_OF_HOST_OP, shorter_us)[False]
+    after = _ready(frame)(profiler_share / facts.PROFILER_SHARE_OF_HOST_OP, shorter_us)[False]
     if before is None or after is None:
         return 0.0
     return max(before - after, 0.0)
+
+
+def _ready(frame: TraceFrame) -> Callable[..., dict[bool, float | None]]:
+    """The frame's replay (_replay), worked out once: what does not hang on the profiler's share
+    or on the ops a fix shortens."""
+    c = frame.__dict__.setdefault("_replay", {})
+    if "at" not in c:
+        c["at"] = _replay(frame)
+    return c["at"]
 
 
 def _replay(frame: TraceFrame) -> Callable[[float], dict[bool, float | None]]:
@@ -148,8 +154,8 @@ def _replay(frame: TraceFrame) -> Callable[[float], dict[bool, float | None]]:
     gap = _queued_gap_us(work, frame.runtime["ts"].to_numpy()[work["launch"].to_numpy()], latency)
 
     def events(kept) -> tuple:
-        """The launches and the kept syncs in host order: is_launch, ts, dur, stream, step_of,
-        and each launch's runtime row (-1 for a sync)."""
+        """The launches and the kept syncs in host order: (is_launch, ts, dur, stream, step_of),
+        and each one's runtime row (-1 for a sync)."""
         is_launch = np.r_[np.ones(len(la), bool), np.zeros(len(kept), bool)]
         ts = np.r_[la["ts"].to_numpy(), kept["ts"].to_numpy()]
         order = np.argsort(ts, kind="stable")
@@ -157,25 +163,25 @@ def _replay(frame: TraceFrame) -> Callable[[float], dict[bool, float | None]]:
         rows = np.r_[la.index.to_numpy(), np.full(len(kept), -1)][order]
         dur = per["dur"].reindex(rows).to_numpy()
         stream = per["stream"].reindex(rows).to_numpy()
-        return is_launch, ts, dur, stream, np.searchsorted(starts, ts, side="right") - 1, rows
+        return (is_launch, ts, dur, stream, np.searchsorted(starts, ts, side="right") - 1), rows
 
-    traced, no_syncs = events(sy), events(sy.loc[sy["copy_owned"].to_numpy()])
+    (traced, traced_rows), (no_syncs, _) = events(sy), events(sy.loc[sy["copy_owned"].to_numpy()])
 
     def at(profiler_x: float, shorter_us: pd.Series | None = None) -> dict[bool, float | None]:
         step_host = host_us(starts, profiler_x)
 
-        def walk(is_launch, ts, dur, stream, step_of, rows) -> float:
+        def walk(is_launch, ts, dur, stream, step_of) -> float:
             # two threads' clocks never run backwards
             host = np.maximum.accumulate(host_us(ts, profiler_x))
             return _walk(is_launch, host, dur, stream, step_of, step_host, latency, gap)
 
         if shorter_us is not None:  # the traced events, each launch's GPU work that much shorter
-            is_launch, ts, dur, stream, step_of, rows = traced
+            is_launch, ts, dur, stream, step_of = traced
             launch = work["launch"].reindex(shorter_us.index)
             kept = launch.notna().to_numpy()  # ops of the replayed device only
             by_launch = shorter_us[kept].groupby(launch[kept].astype(np.int64)).sum()
-            cut = by_launch.reindex(rows).fillna(0.0).to_numpy()
-            return {False: walk(is_launch, ts, np.maximum(dur - cut, 0.0), stream, step_of, rows)}
+            cut = by_launch.reindex(traced_rows).fillna(0.0).to_numpy()
+            return {False: walk(is_launch, ts, np.maximum(dur - cut, 0.0), stream, step_of)}
         return {False: walk(*traced), True: walk(*no_syncs)}
 
     return at
