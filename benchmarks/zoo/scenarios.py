@@ -142,14 +142,20 @@ def _compile_around_attention(module) -> None:
 
 
 def _hf_train(
-    torch, model, loss_of: Callable[[Any], Any], batch: int, config: dict, bf16: bool = True
+    torch,
+    model,
+    loss_of: Callable[[Any], Any],
+    batch: int,
+    config: dict,
+    bf16: bool = True,
+    then: Callable[[Any], None] | None = None,
 ) -> Built:
     """A HF model trained with fused AdamW under BF16 autocast (unless bf16 is False: FP32 with
-    default flags); loss_of(model) is the loss."""
+    default flags); loss_of(model) is the loss; then(loss) as _train_step runs it."""
     model = model.cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: loss_of(run), bf16)
+    step = _train_step(torch, opt, lambda: loss_of(run), bf16, then)
     autocast = "bf16" if bf16 else None
     return Built(step, batch, {**config, "autocast": autocast, "optimizer": "AdamW(fused)"})
 
@@ -899,7 +905,14 @@ def mobilenet_v3_precision(variant: str) -> Built:
 
 
 def _hf_classifier(
-    torch, model_cls, cfg, batch: int, tokens: int, name: str, bf16: bool = True
+    torch,
+    model_cls,
+    cfg,
+    batch: int,
+    tokens: int,
+    name: str,
+    bf16: bool = True,
+    then: Callable[[Any], None] | None = None,
 ) -> Built:
     """A HF sequence classifier (4 labels) trained on random token ids, batch x tokens."""
     ids = torch.randint(5, cfg.vocab_size, (batch, tokens), device="cuda")
@@ -911,6 +924,7 @@ def _hf_classifier(
         batch,
         {"model": name, "tokens": batch * tokens},
         bf16,
+        then,
     )
 
 
@@ -2182,12 +2196,6 @@ def bert_fp32_loss_checks(variant: str) -> Built:
     torch = _torch()
     from transformers import BertConfig, BertForSequenceClassification
 
-    cfg = BertConfig(num_labels=4)
-    model = BertForSequenceClassification(cfg).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    ids = torch.randint(5, cfg.vocab_size, (32, 128), device="cuda")
-    y = torch.randint(0, 4, (32,), device="cuda")
-    run = _as_run(torch, model)
     read = variant != "unread"
     logged: list[float] = []
 
@@ -2199,13 +2207,11 @@ def bert_fp32_loss_checks(variant: str) -> Built:
         logged.append(loss.item())
         del logged[:-64]
 
-    step = _train_step(
-        torch, opt, lambda: run(input_ids=ids, labels=y).loss, variant == "fixed", check_and_log
-    )
-    config = {"model": "bert-base (config)", "tokens": 32 * 128, "optimizer": "AdamW(fused)"}
-    reads = "isfinite check + loss.item()" if read else None
-    autocast = "bf16" if variant == "fixed" else None
-    return Built(step, 32, {**config, "autocast": autocast, "loss_reads": reads})
+    name, bf16 = "bert-base (config)", variant == "fixed"
+    model_cls, cfg = BertForSequenceClassification, BertConfig(num_labels=4)
+    built = _hf_classifier(torch, model_cls, cfg, 32, 128, name, bf16, check_and_log)
+    built.config["loss_reads"] = "isfinite check + loss.item()" if read else None
+    return built
 
 
 def resnet18_fp32_metrics(variant: str) -> Built:
