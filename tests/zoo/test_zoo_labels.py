@@ -41,8 +41,8 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     ("bert_fp32_loss_checks", "bad"): "holdout 19: BF16 autocast saved 32.1% of HF BERT-base's "
     "FP32 step (61.02 -> 41.41 ms), and precision is only low: its kernels would lose 49.6 "
     "ms a step, but its host bound takes the host's work at the profiler's low share (0.24), "
-    "where the profiled host fills the step (60.4 ms against 58.2 estimated without the "
-    "profiler), so it promises 1.3% (reported low, with 22% at the median share as the upper "
+    "where the profiled host fills the step (57.4 ms of work against 58.2 estimated without "
+    "the profiler), so it promises 1.3% (reported low, with 22% at the median share as the upper "
     "end). The median share as the promise would put a medium 24% on the sync demo's fixed run, "
     "which BF16 made 12.5% slower",
     ("vit_activation_monitor", "bad"): "holdout 18: a forward hook per ViT-S block reading "
