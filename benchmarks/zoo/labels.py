@@ -1241,6 +1241,44 @@ HOLDOUT20: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 21 (2026-11-25, eighteenth session), rules and labels written and committed before any
+# of them ran on a GPU, after precision's GPU-side estimate moved to half-precision kernels at 0.4
+# of the datasheet peak with no elementwise saving behind LayerNorm/RMSNorm (both measured on the
+# zoo's earlier pairs). Three runs on models no rule was written against:
+# - llama_fp32_precision: HF Llama (8 x 1024, hand-written RMSNorm), 4 x 512 tokens, FP32 vs
+#   BF16 autocast. Precision is the bad run's diagnosis if the fixed run measures >= 10% saving
+#   (the capture's sidecars), healthy of it otherwise; its predicted saving is precision's share.
+# - bert_tokenize_loader: BERT-base MLM (BF16) on text the Dataset tokenises with the pure-Python
+#   BertTokenizer, 1 DataLoader worker vs 12. data_loading is the bad run's diagnosis if the fixed
+#   run measures >= 10% saving; the fixed run is healthy (12 workers at about 2 ms a sample give
+#   a batch of 32 every ~5 ms, under the GPU's step); predicted saving is data_loading's share.
+# - segformer_healthy: HF SegFormer (mit-b2 sizes), 8 x 512 x 512, BF16: healthy.
+# On every run: a run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed where torch.compile(model) measured >= 10% faster (Llama
+# 45.7%, llama_compile; BERT-base 12.6%, bert_fp16_gradscaler/fixed; SegFormer: measured with
+# this capture, `compile_savings.py --model-only segformer_healthy`). The labels below are the
+# rules' expected outcome; after capture they are set from the measurements, before scoring.
+HOLDOUT21: tuple[Scenario, ...] = (
+    Scenario(
+        "llama_fp32_precision",
+        "HF Llama (config: 8 x 1024) training, 4 x 512 tokens: FP32 vs BF16 autocast",
+        {"bad": Run(_k("precision"), _k("fusion")), "fixed": COMPILES_FASTER},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "bert_tokenize_loader",
+        "HF BERT-base MLM, 32 x 128 tokens, BF16, text tokenised in the Dataset by the "
+        "pure-Python BertTokenizer: 1 DataLoader worker vs 12",
+        {"bad": Run(_k("data_loading"), _k("fusion")), "fixed": COMPILES_FASTER},
+        fix_kind="data_loading",
+    ),
+    Scenario(
+        "segformer_healthy",
+        "HF SegFormer (config: mit-b2 sizes) segmentation training, 8 x 512 x 512, BF16 autocast",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1329,6 +1367,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT18
     + HOLDOUT19
     + HOLDOUT20
+    + HOLDOUT21
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}
