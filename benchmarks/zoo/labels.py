@@ -1257,25 +1257,42 @@ HOLDOUT20: tuple[Scenario, ...] = (
 # launch_overhead; fusion is allowed where torch.compile(model) measured >= 10% faster (Llama
 # 45.7%, llama_compile; BERT-base 12.6%, bert_fp16_gradscaler/fixed; SegFormer: measured with
 # this capture, `compile_savings.py --model-only segformer_healthy`). The labels below are the
-# rules' expected outcome; after capture they are set from the measurements, before scoring.
+# rules' outcome, set from the measurements (H100, eighteenth session) before scoring.
+HOST_BOUND_OK = _k("host_bound", "launch_overhead")
 HOLDOUT21: tuple[Scenario, ...] = (
     Scenario(
         "llama_fp32_precision",
         "HF Llama (config: 8 x 1024) training, 4 x 512 tokens: FP32 vs BF16 autocast",
-        {"bad": Run(_k("precision"), _k("fusion")), "fixed": COMPILES_FASTER},
+        # measured: 49.01 -> 31.47 ms (35.8% saved; time_runs.py, two processes: 48.84 -> 28.11
+        # and 49.06 -> 29.09): precision is the bad run's diagnosis. GPU busy 47.00 of 49.01 ms
+        # (96%) and 12.52 of 31.47 (40%): host_bound and launch_overhead allowed on the fixed run
+        {
+            "bad": Run(_k("precision"), _k("fusion")),
+            "fixed": Run(None, _k("fusion") | HOST_BOUND_OK),
+        },
         fix_kind="precision",
     ),
     Scenario(
         "bert_tokenize_loader",
         "HF BERT-base MLM, 32 x 128 tokens, BF16, text tokenised in the Dataset by the "
         "pure-Python BertTokenizer: 1 DataLoader worker vs 12",
-        {"bad": Run(_k("data_loading"), _k("fusion")), "fixed": COMPILES_FASTER},
+        # measured: 122.15 -> 46.99 ms (61.5% saved; time_runs.py: 106.33 -> 33.29 and 84.15 ->
+        # 37.83, the bad run 63-136 ms a step): data_loading is the bad run's diagnosis. GPU busy
+        # 20.54 of 122.15 ms (17%) and 20.68 of 46.99 (44%): host_bound and launch_overhead
+        # allowed on both
+        {
+            "bad": Run(_k("data_loading"), _k("fusion") | HOST_BOUND_OK),
+            "fixed": Run(None, _k("fusion") | HOST_BOUND_OK),
+        },
         fix_kind="data_loading",
     ),
     Scenario(
         "segformer_healthy",
         "HF SegFormer (config: mit-b2 sizes) segmentation training, 8 x 512 x 512, BF16 autocast",
-        {"healthy": HEALTHY},
+        # measured: 84.27 ms a step, GPU busy 59.87 (71%): host_bound and launch_overhead
+        # allowed; torch.compile(model) measured 5.3% slower (66.93 -> 70.49 ms,
+        # compile_savings.py --model-only, 7 graph breaks): no fusion
+        {"healthy": Run(None, HOST_BOUND_OK)},
     ),
 )
 
@@ -1412,6 +1429,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "bert_fp16_gradscaler/fixed": (12.6,),
     "deeplabv3_healthy/healthy": (20.4,),
     "audio_mel_loader/fixed": (-11.5,),
+    "segformer_healthy/healthy": (-5.3,),
     "convnext_linear_probe_healthy/healthy": (44.9,),
     "vit_s_grad_accumulation/fixed": (19.3,),
     "effnetv2_eval_host_preds/fixed": (46.7, 24.3),
