@@ -584,6 +584,49 @@ def test_precision_fp32_sgemm():
     assert "autocast" in f.fix and "bfloat16" in f.fix
 
 
+def test_precision_prices_half_precision_kernels_below_the_datasheet_peak():
+    """BF16 kernels of real steps reach a share of the datasheet peak, not all of it: the GPU
+    time saved is the FP32 time less the FLOPs at that share (one SIMT GEMM, nothing else)."""
+    from bottleneck_lab.detectors.precision import HALF_PEAK_REACHED
+
+    ev = bad_finding("precision").evidence
+    at_peak = ev["fp32_kernel_us_per_step_at_target_peak"]
+    assert ev["fp32_kernel_us_per_step_in_target_dtype"] == pytest.approx(
+        at_peak / HALF_PEAK_REACHED, abs=0.2
+    )
+    assert ev["gpu_time_saved_us_per_step"] == pytest.approx(
+        7000.0 - at_peak / HALF_PEAK_REACHED, abs=0.2
+    )
+
+
+def _fp32_net(norm: str):
+    """The precision example's FP32 GEMM step plus, in each step's 30 µs of host work before its
+    sync, four `norm` ops and an FP32 elementwise multiply of 64M-element tensors that runs
+    500 µs on a side stream."""
+    b = sc.precision(True)
+    big = {"Input Dims": [[8192, 8192], [8192, 8192]], "Input type": ["float", "float"]}
+    for i in range(3):
+        t0 = i * 8000.0
+        for j in range(4):
+            b.cpu_op(norm, t0 + 8.2 + j * 0.7, 0.5, args={"Input Dims": [[8192, 8192]]})
+        launch(b, t0 + 11, t0 + 1000, 500.0, name="aten::mul", op_args=big, op_us=0.8, stream=8)
+    return load(b)
+
+
+def test_precision_halves_elementwise_bytes_only_where_batchnorm_keeps_them_bf16():
+    """autocast keeps LayerNorm in FP32, so a LayerNorm network's elementwise work stays FP32
+    and saves nothing; a BatchNorm network's activations turn BF16 and move half the bytes."""
+    from bottleneck_lab.detectors import precision
+
+    bn, ln = _fp32_net("aten::cudnn_batch_norm"), _fp32_net("aten::native_layer_norm")
+    assert not precision._activations_stay_fp32(bn) and precision._activations_stay_fp32(ln)
+    saved = {
+        name: precision.detect(frame, precision.Config())[0].evidence["gpu_time_saved_us_per_step"]
+        for name, frame in (("bn", bn), ("ln", ln))
+    }
+    assert saved["bn"] - saved["ln"] == pytest.approx(250.0, abs=1.0)
+
+
 def tf32_finding():
     return finding(
         diagnose_trace(sc.precision(True, kernel=sc.TF32_GEMM, kernel_us=1000)), "precision"

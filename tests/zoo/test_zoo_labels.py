@@ -89,10 +89,6 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
 SAVING_OFF = {
     "swin_t_fp32_precision": "holdout 20: precision promises 9.1% where BF16 measured 43.4%; "
     "see WRONG_TOP",
-    "gpt2_fp32_precision": "holdout 20: BF16 autocast saved 57.0% of HF GPT-2's FP32 step "
-    "(90.40 -> 38.88 ms; the BF16 step host-bound, GPU busy 70%), and precision promises 80.6%: "
-    "the FP32 trace's host, blocked on a full launch queue 26.5 ms a step, worked 17.6 ms a step "
-    "(13.4 without the profiler's low share) where the BF16 run's trace shows 63 ms",
     "bert_fp32_loss_checks": "holdout 19: precision promises 1.3% (low; 22% at the median share) where "
     "BF16 measured 32.1%; see WRONG_TOP",
     "vit_fp32_activation_monitor": "holdout 19: BF16 autocast saved 45.8% of timm ViT-S/16's "
