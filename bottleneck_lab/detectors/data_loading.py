@@ -92,16 +92,29 @@ def detect(frame: TraceFrame, cfg: Config):
 
 
 def _wait_per_step(frame: TraceFrame, dl) -> np.ndarray:
-    """Idle µs the GPU spent waiting on the loader in each step, in step order, less what only
-    the profiler caused (without a GPU: the loader's own time in each step)."""
-    if frame.has_gpu:
-        gaps = facts.idle_gaps(frame)
-        mine = gaps.loc[facts.gap_owners(frame) == "data_loading"]
-        by_step = mine.groupby("step")["exposed_us"].sum()
-        return by_step.reindex(frame.steps["step"], fill_value=0.0).to_numpy(dtype=float)
+    """µs of each step, in step order, that a loader which never kept the loop waiting would
+    save: the loop's time in __next__, less the part of it the GPU's work would still fill
+    (the step cannot get shorter than its GPU time). Not only the GPU's idle while the loop
+    waits: in a host-bound loop the GPU work still queued when the loop starts waiting would run
+    under the next step's host work instead (HF BERT-base MLM fed by one tokenising worker:
+    29.4 ms a step of GPU idle in __next__, 48.0 ms a step in __next__, a GPU busy 20.5 ms a step;
+    twelve workers measured 61.5% faster, holdout 21). Without a GPU: the loader's own time."""
     ds, de = iv.union(dl["ts"].to_numpy(), dl["end"].to_numpy())
     s = frame.steps
-    return iv.overlap_with(ds, de, s["ts"].to_numpy(), s["end"].to_numpy())
+    starts, ends = s["ts"].to_numpy(), s["end"].to_numpy()
+    waited = iv.overlap_with(ds, de, starts, ends)
+    dev = facts.main_device(frame)
+    if not frame.has_gpu or dev is None:
+        return waited
+    gaps = facts.idle_gaps(frame)
+    mine = gaps.loc[facts.gap_owners(frame) == "data_loading"]
+    idle = mine.groupby("step")["exposed_us"].sum()
+    idle = idle.reindex(s["step"], fill_value=0.0).to_numpy(dtype=float)
+    bs, be = frame.busy_intervals(dev)
+    beside_gpu = np.maximum(ends - starts - iv.overlap_with(bs, be, starts, ends), 0.0)
+    # only where the GPU did wait on the loader in the step (a ready batch's hand-over is no
+    # wait more workers remove), and never less than that idle
+    return np.where(idle > 0, np.maximum(np.minimum(waited, beside_gpu), idle), 0.0)
 
 
 def _first_steady_step(waits: np.ndarray) -> int:

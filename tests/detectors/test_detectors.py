@@ -228,6 +228,29 @@ def test_data_loading_counts_every_step_when_waits_come_and_go(waits):
     assert f.time_lost_us_per_step == pytest.approx(508.0 / 3, abs=1.0)
 
 
+def test_data_loading_promises_the_whole_wait_of_a_host_bound_loop():
+    """The loop waits 600 µs in __next__ each step while the GPU runs the rest of the 200 µs
+    kernel it queued last: the GPU idles only 420 µs of it, but with the batch ready that kernel
+    would run under the next step's host work (ten 60 µs ops launching 20 µs kernels), so the
+    step saves all 600."""
+    b = TraceBuilder()
+    t0 = 0.0
+    for i in range(4):
+        b.step(i + 1, t0, 1220)
+        b.annotation(MULTI_WORKER_NEXT, t0, 600)
+        for j in range(10):
+            t = t0 + 600 + j * 60
+            launch(b, t, t + 10, 20, name="aten::mul", kernel="elementwise_a", op_us=50)
+        launch(b, t0 + 1200, t0 + 1210, 200, name="aten::mm", kernel="gemm_a", op_us=15)
+        t0 += 1220
+    frame = load(b)
+    f = finding(diagnose([frame]), "data-loading")
+    gpu_idle = facts.idle_gaps(frame)
+    in_next = gpu_idle.loc[facts.gap_owners(frame) == "data_loading", "dur"]
+    assert in_next.min() == pytest.approx(420.0, abs=1.0)  # the GPU idles 420 of the 600
+    assert f.time_lost_us_per_step == pytest.approx(600.0, abs=5.0)
+
+
 # --- sync-stall ---------------------------------------------------------------------------------
 
 NO_OP = "(no enclosing op: explicit synchronize or Python)"
