@@ -1296,6 +1296,43 @@ HOLDOUT21: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 22 (2026-11-25, eighteenth session), rules and labels written and committed before any
+# of them ran on a GPU: host- and launch-bound steps on code no rule was written from.
+# - mlp_policy_cudagraph: a 4 x 256 MLP (PPO-sized), 512 samples a step, FP32, Adam, eager vs the
+#   whole step replayed as one CUDA graph. launch_overhead is the bad run's diagnosis if the
+#   graph measures >= 10% saving (the sidecars); its predicted saving is launch_overhead's share.
+#   small_batch joins the bad run's diagnoses if 8192 samples a step ("bad_b8192", timed only)
+#   measure >= 10% faster per sample. The graphed run is healthy but for small_batch under the
+#   same measurement.
+# - resnet18_per_sample_loss: ResNet-18 (BF16 + channels_last, batch 64) whose label-smoothed
+#   cross-entropy is computed per sample in a Python loop vs in one call. If the one call
+#   measures >= 10% saving, the bad run's diagnosis is host_bound or launch_overhead (the loop's
+#   host work and its ~1,000 extra launches), its predicted saving the top finding's share.
+# On every run: a run whose GPU is busy under 80% of the synchronised step may have host_bound
+# and launch_overhead; precision is allowed on the FP32 MLP (its matmuls are FP32); fusion nowhere
+# (torch.compile not measured on these). The labels below are the rules' expected outcome; after
+# capture they are set from the measurements, before scoring.
+HOLDOUT22: tuple[Scenario, ...] = (
+    Scenario(
+        "mlp_policy_cudagraph",
+        "A 4 x 256 MLP, 512 samples a step, FP32, Adam: eager vs one CUDA graph per step",
+        {
+            "bad": Run(_k("launch_overhead"), _k("host_bound", "precision")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "precision")),
+        },
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "resnet18_per_sample_loss",
+        "torchvision ResNet-18, batch 64, BF16 + channels_last: cross-entropy per sample in a "
+        "Python loop vs in one call",
+        {
+            "bad": Run(_k("host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1385,6 +1422,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT19
     + HOLDOUT20
     + HOLDOUT21
+    + HOLDOUT22
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2436,6 +2436,87 @@ def segformer_healthy(variant: str) -> Built:
     return _hf_train(torch, model, loss_of, 8, config)
 
 
+# ---- holdout 22 ---------------------------------------------------------------------------------
+# Host- and launch-bound steps on code no rule was written from: a small MLP (an RL policy or
+# tabular model) trained eagerly vs replayed as one CUDA graph, and a ResNet-18 whose loss is
+# computed sample by sample in a Python loop vs in one call.
+
+
+def _mlp_policy(torch):
+    """4 x 256 tanh MLP from 64 features to 8 outputs (a PPO-sized policy/value network)."""
+    layers, d_in = [], 64
+    for _ in range(4):
+        layers += [torch.nn.Linear(d_in, 256), torch.nn.Tanh()]
+        d_in = 256
+    return torch.nn.Sequential(*layers, torch.nn.Linear(256, 8)).cuda()
+
+
+def mlp_policy_cudagraph(variant: str) -> Built:
+    """A 4 x 256 MLP regressed on 512 random samples a step, FP32, Adam: eager (bad; "bad_b8192"
+    times 8192 samples a step, to tell whether the batch is small) vs the whole step (forward,
+    backward, capturable Adam) captured once in a CUDA graph and replayed (fixed), as PyTorch's
+    CUDA-graph docs capture a whole network."""
+    torch = _torch()
+    batch = 8192 if variant == "bad_b8192" else 512
+    model = _mlp_policy(torch)
+    graphed = variant == "fixed"
+    opt = torch.optim.Adam(model.parameters(), lr=3e-4, capturable=graphed)
+    x = torch.randn(batch, 64, device="cuda")
+    y = torch.randn(batch, 8, device="cuda")
+
+    def eager_step():
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        opt.zero_grad(set_to_none=False)
+        loss.backward()
+        opt.step()
+
+    config = {"model": "MLP 64-256x4-8 (tanh)", "optimizer": "Adam", "precision": "fp32"}
+    if not graphed:
+        return Built(eager_step, batch, {**config, "cuda_graph": False})
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up on a side stream before capture, as the docs do
+        for _ in range(3):
+            eager_step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        eager_step()
+    return Built(graph.replay, batch, {**config, "cuda_graph": True}, flop_step=eager_step)
+
+
+def resnet18_per_sample_loss(variant: str) -> Built:
+    """torchvision ResNet-18 training, batch 64, BF16 autocast + channels_last, fused AdamW, with
+    a label-smoothed cross-entropy computed sample by sample in a Python loop and averaged (bad)
+    vs in one call over the batch (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet18(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    ce = torch.nn.functional.cross_entropy
+    run = _as_run(torch, model)
+
+    def per_sample():
+        logits = run(x)
+        return sum(ce(logits[i : i + 1], y[i : i + 1], label_smoothing=0.1) for i in range(64)) / 64
+
+    def batched():
+        return ce(run(x), y, label_smoothing=0.1)
+
+    step = _train_step(torch, opt, batched if variant == "fixed" else per_sample)
+    config = {
+        "model": "resnet18",
+        "loss": "one call" if variant == "fixed" else "per sample, Python loop",
+        "autocast": "bf16",
+        "channels_last": True,
+        "optimizer": "AdamW(fused)",
+    }
+    return Built(step, 64, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2523,6 +2604,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         llama_fp32_precision,
         bert_tokenize_loader,
         segformer_healthy,
+        mlp_policy_cudagraph,
+        resnet18_per_sample_loss,
     )
 }
 
