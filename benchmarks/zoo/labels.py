@@ -1320,7 +1320,9 @@ HOLDOUT22: tuple[Scenario, ...] = (
         # 1.25 -> 0.29): launch_overhead is the bad run's diagnosis. 8192 samples a step took
         # 1.16 and 1.25 ms (time_runs.py bad_b8192), 16x faster per sample than 512: small_batch
         # joins, and by the rule is the graphed run's diagnosis too. GPU busy 0.258 of 1.555 ms
-        # (17%): host_bound allowed on the bad run; 0.292 of 0.306 (95%) on the graphed one
+        # (17%): host_bound allowed on the bad run; 0.292 of 0.306 (95%) on the graphed one.
+        # After the first score (fusion medium 10.9% on the bad run, a false alarm by the rules):
+        # torch.compile(model) measured 22.1% slower, the whole step compiled 7.6% slower
         {
             "bad": Run(_k("launch_overhead", "small_batch"), _k("host_bound", "precision")),
             "fixed": Run(_k("small_batch"), _k("precision")),
@@ -1333,8 +1335,13 @@ HOLDOUT22: tuple[Scenario, ...] = (
         "Python loop vs in one call",
         # measured: 25.66 -> 7.04 ms (72.6% saved; time_runs.py: 35.56 -> 7.69 and 24.59 ->
         # 6.80): host_bound or launch_overhead is the bad run's diagnosis. GPU busy 9.19 of 25.66
-        # ms (36%) and 6.14 of 7.04 (87%): the fixed run is healthy
-        {"bad": Run(_k("host_bound", "launch_overhead")), "fixed": HEALTHY},
+        # ms (36%) and 6.14 of 7.04 (87%): the fixed run is healthy. After the first score
+        # (fusion high 33.3% on the bad run, a false alarm by the rules as written): its fix
+        # says 73% of the kernel time it saves is in the loss and to compile the loss or the
+        # whole step; torch.compile(model) measured 3.5% slower, the whole step compiled, the
+        # per-sample loop with it, 68.3% faster. Held to the fix it names, as lstm_lm_batch/fixed
+        # is (COMPILE_SAVING_PCT), fusion is allowed on the bad run
+        {"bad": Run(_k("host_bound", "launch_overhead"), _k("fusion")), "fixed": HEALTHY},
     ),
 )
 
@@ -1473,6 +1480,11 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "deeplabv3_healthy/healthy": (20.4,),
     "audio_mel_loader/fixed": (-11.5,),
     "segformer_healthy/healthy": (-5.3,),
+    "mlp_policy_cudagraph/bad": (-22.1,),
+    # its fusion finding names the loss (73% of the saving) and says to compile the whole step:
+    # that measured 33.83 -> 10.71 ms (68.3%, `compile_savings.py resnet18_per_sample_loss:bad`,
+    # no --model-only); torch.compile(model) alone 3.5% slower
+    "resnet18_per_sample_loss/bad": (68.3,),
     "convnext_linear_probe_healthy/healthy": (44.9,),
     "vit_s_grad_accumulation/fixed": (19.3,),
     "effnetv2_eval_host_preds/fixed": (46.7, 24.3),

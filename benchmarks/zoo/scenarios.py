@@ -2463,9 +2463,10 @@ def mlp_policy_cudagraph(variant: str) -> Built:
     opt = torch.optim.Adam(model.parameters(), lr=3e-4, capturable=graphed)
     x = torch.randn(batch, 64, device="cuda")
     y = torch.randn(batch, 8, device="cuda")
+    run = _as_run(torch, model)
 
     def eager_step():
-        loss = torch.nn.functional.mse_loss(model(x), y)
+        loss = torch.nn.functional.mse_loss(run(x), y)
         opt.zero_grad(set_to_none=False)
         loss.backward()
         opt.step()
