@@ -307,3 +307,35 @@ def test_the_fix_says_when_the_saving_sits_in_the_loss_which_compiling_the_model
         # its backward too (log_softmax's and the cast's, under the autograd engine): 82%, where
         # the forward alone is 55%
         assert share > 0.75
+
+
+ACCUMULATE_GRAD = "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"
+
+
+def _backward_chain(accumulated: bool) -> dict | None:
+    """A matmul, then tanh_backward, two add_ and a mul queued back to back (100 µs each); with
+    `accumulated`, the add_ run inside AccumulateGrad nodes, adding into leaves' .grad."""
+    ops = [
+        ("aten::tanh_backward", BINARY),
+        ("aten::add_", BINARY),
+        ("aten::add_", BINARY),
+        ("aten::mul", BINARY),
+    ]
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        for i, (op, args) in enumerate(ops):
+            t = t0 + 10 + 10 * i
+            if accumulated and op == "aten::add_":
+                b.cpu_op(ACCUMULATE_GRAD, t - 1, 10)
+            launch(b, t, t0 + 310 + 100 * i, 100, name=op, op_args=args)
+    found = [f for f in diagnose([load(b)]).findings if f.kind == "fusion"]
+    return found[0].evidence if found else None
+
+
+def test_gradient_accumulation_into_grad_is_no_chain_member():
+    """AccumulateGrad adds into a leaf's .grad after a compiled backward returns: no compiled
+    graph fuses it, so its add_ kernels end a chain as gradient zeroing does."""
+    plain, accumulated = _backward_chain(False), _backward_chain(True)
+    assert plain["kernels_in_chains_per_step"] == 4 and plain["chains_per_step"] == 1
+    assert accumulated is None  # tanh_backward and mul, each alone between the add_, fuse nothing

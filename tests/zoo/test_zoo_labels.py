@@ -94,11 +94,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "a step where the fused attention took 1.5, and the compiled step idles more besides",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
-    ("mlp_policy_cudagraph", "bad"): "holdout 22: fusion medium 10.9% on the eager MLP (19 "
-    "memory-bound kernels a step in 5 chains; the step host-bound, GPU busy 17%): the host time "
-    "of the chains' ops, 141 us a step. torch.compile(model) measured 22.1% slower and the "
-    "whole step compiled 7.6% slower: on a 1.2 ms step compiled code's own per-call cost eats "
-    "what fewer launches save",
     ("llama_long_context_healthy", "healthy"): WRONG_TOP[("llama_long_context_healthy", "healthy")],
     ("bert_mlm_masked_select", "fixed"): WRONG_TOP[("bert_mlm_masked_select", "fixed")],
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
