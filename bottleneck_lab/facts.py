@@ -200,9 +200,10 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
     call pays it), module loading on a kernel's first launch, stream and library-handle set-up.
     A call counts when it ran longer than BLOCKED_LAUNCH_US while the GPU sat idle (a launch held
     by a full queue has a busy GPU) and it is no synchronisation or copy. In a trace of several
-    steps only the first step's count, and only names that run that long in no later step: what
-    recurs every step is the step's own cost (allocator churn is memory_capacity's). A trace of
-    one window cannot show what recurs: there the allocator's calls count too."""
+    steps only the first step's count, and only by BLOCKED_LAUNCH_US beyond the median of the
+    same call in the later steps: what recurs every step is the step's own cost (allocator
+    churn is memory_capacity's). A trace of one window cannot show what recurs: there the
+    allocator's calls count too."""
     c = _cache(frame)
     if "startup" not in c:
         rt = frame.runtime
@@ -218,15 +219,32 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
             busy = iv.overlap_with(bs, be, long["ts"].to_numpy(), long["end"].to_numpy())
             long = long.loc[busy < 0.5 * long["dur"].to_numpy()]
             if len(frame.steps) > 1:
-                later = long.loc[long["step"] > 0, "name"].unique()
+                # the part of a call beyond its name's median in the later steps is one-off; a
+                # call that long every step is the step's own cost (a CUDA graph's launch:
+                # 97, 79 and 73 µs in three steps of a graphed MLP)
+                key = _call_keys(frame)
+                later = (rt["step"] > 0).to_numpy()
+                typical = pd.Series(rt["dur"].to_numpy()[later]).groupby(key[later]).median()
+                at = rt.index.get_indexer(long.index)
+                usual = typical.reindex(key[at]).fillna(0.0).to_numpy()
                 long = long.loc[
                     (long["step"] == 0).to_numpy()
-                    & ~long["name"].isin(later).to_numpy()
+                    & (long["dur"].to_numpy() - usual > BLOCKED_LAUNCH_US)
                     & ~name_mask(long["name"], ALLOCATOR_CALLS)
                 ]
             out = long
         c["startup"] = out
     return c["startup"]
+
+
+def _call_keys(frame: TraceFrame) -> np.ndarray:
+    """What each runtime call is, to compare it with its repeats: its name and, for a launch,
+    the first kernel it launched (one launch API starts every kernel)."""
+    rt, g = frame.runtime, frame.gpu_ops
+    first = g.loc[g["launch"].to_numpy() >= 0].drop_duplicates("launch")
+    kernel = np.full(len(rt), "", dtype=object)
+    kernel[first["launch"].to_numpy()] = first["name"].astype(str).to_numpy()
+    return rt["name"].astype(str).to_numpy().astype(object) + "|" + kernel
 
 
 # A first call this much slower than the median of its repeats (and at least FIRST_CALL_MIN_US
