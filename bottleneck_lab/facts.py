@@ -219,7 +219,7 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
             busy = iv.overlap_with(bs, be, long["ts"].to_numpy(), long["end"].to_numpy())
             long = long.loc[busy < 0.5 * long["dur"].to_numpy()]
             if len(frame.steps) > 1:
-                # the part of a call beyond its name's median in the later steps is one-off; a
+                # the part of a call beyond the same call's median in the later steps is one-off; a
                 # call that long every step is the step's own cost (a CUDA graph's launch:
                 # 97, 79 and 73 µs in three steps of a graphed MLP)
                 key = _call_keys(frame)

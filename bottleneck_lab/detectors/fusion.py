@@ -142,7 +142,7 @@ def _member_kernels(frame: TraceFrame) -> pd.DataFrame:
     # no compiled graph fuses it (an eager MLP's chains were mostly these add_; torch.compile
     # measured it 22.1% slower as a model, 7.6% as a whole step, holdout 22)
     accumulating = nearest_ancestor(
-        ops["parent"].to_numpy(), np.arange(len(ops)), accumulates_grad(ops)
+        ops["parent"].to_numpy(), np.arange(len(ops)), _accumulates_grad(ops)
     )
     not_fusible = not_fusible | (accumulating >= 0)
     row_norm = ops["name"].isin(ROW_NORMS).to_numpy()
@@ -253,7 +253,7 @@ def _dims(input_dims) -> list:
 AUTOGRAD_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
 
 
-def accumulates_grad(ops: pd.DataFrame) -> np.ndarray:
+def _accumulates_grad(ops: pd.DataFrame) -> np.ndarray:
     """Which cpu_ops are the autograd engine's AccumulateGrad (the node or its function)."""
     return name_mask(ops["name"], r"torch::autograd::AccumulateGrad$")
 

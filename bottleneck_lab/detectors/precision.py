@@ -12,8 +12,9 @@ precision kernels can use tensor cores fully.
 Estimate: the FP32 kernels' time less their FLOPs at the share of the half-precision peak that
 real steps' kernels reach (0.4) is the GPU time saved, with half the bytes of elementwise work
 where the activations turn BF16 (not behind LayerNorm, which autocast keeps in FP32); the step
-saves it only down to the host's own work (taken at its slowest plausible speed), and, where syncs make
-the host and the GPU take turns, only what a replay of the step with shorter kernels gives. Where
+saves it only down to the host's own work (taken at its slowest plausible speed), and, where
+syncs make the host and the GPU take turns, only what a replay of the step with shorter kernels
+gives. Where
 the host's real speed, which the profiler hides, would change the answer by 10 points or more,
 the title gives the saving at its typical speed too.
 """
@@ -115,10 +116,11 @@ def _misaligned_half_gemms(frame: TraceFrame) -> int:
 
 def _activations_stay_fp32(frame: TraceFrame) -> bool:
     """Whether the network normalises with norms autocast keeps in FP32 (LayerNorm, GroupNorm,
-    RMSNorm, by hand or not) more often than with BatchNorm: then its activations between matmuls stay FP32
-    under autocast, and BF16 halves no elementwise bytes (measured: the elementwise, norm and
-    reduction kernels of nine such pairs took 0.95-1.39x their FP32 time in BF16, the casts
-    autocast adds included; 0.37-0.72x in five BatchNorm CNNs: benchmarks/precision_kernels.py)."""
+    RMSNorm, by hand or not) more often than with BatchNorm: then its activations between
+    matmuls stay FP32 under autocast, and BF16 halves no elementwise bytes (measured: the
+    elementwise, norm and reduction kernels of nine such pairs took 0.95-1.39x their FP32 time
+    in BF16, the casts autocast adds included; 0.37-0.72x in five BatchNorm CNNs:
+    benchmarks/precision_kernels.py)."""
     names = frame.cpu_ops["name"]
     return int(name_mask(names, FP32_NORM).sum()) > int(name_mask(names, BATCH_NORM).sum())
 
@@ -187,7 +189,7 @@ def detect(frame: TraceFrame, cfg: Config):
     tf32_peak = peak.peak_for("tf32")
     tf32_saving = (1.0 - tf32_peak / target_peak) if tf32_peak and tf32_peak < target_peak else 0.0
     saved = np.where(tf32, dur * tf32_saving, np.maximum(dur - half_us, 0.0))
-    # The same switch halves the bytes of BF16 activations that norms and elementwise kernels
+    # The same switch halves the bytes of FP32 activations that norms and elementwise kernels
     # move (they are memory-bound: about half their time), and bf16 + channels_last convolutions
     # need no NCHW<->NHWC conversion kernels.
     layout = name_mask(k32["name"], LAYOUT_KERNEL)
