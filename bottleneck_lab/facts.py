@@ -200,10 +200,11 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
     call pays it), module loading on a kernel's first launch, stream and library-handle set-up.
     A call counts when it ran longer than BLOCKED_LAUNCH_US while the GPU sat idle (a launch held
     by a full queue has a busy GPU) and it is no synchronisation or copy. In a trace of several
-    steps only the first step's count, and only by BLOCKED_LAUNCH_US beyond the median of the
-    same call in the later steps: what recurs every step is the step's own cost (allocator
-    churn is memory_capacity's). A trace of one window cannot show what recurs: there the
-    allocator's calls count too."""
+    steps only the first step's count, only names that run that long with the GPU idle in no
+    later step, and only by BLOCKED_LAUNCH_US beyond the median of the same call in the later
+    steps: what recurs every step is the step's own cost (allocator churn is
+    memory_capacity's). A trace of one window cannot show what recurs: there the allocator's
+    calls count too."""
     c = _cache(frame)
     if "startup" not in c:
         rt = frame.runtime
@@ -219,9 +220,12 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
             busy = iv.overlap_with(bs, be, long["ts"].to_numpy(), long["end"].to_numpy())
             long = long.loc[busy < 0.5 * long["dur"].to_numpy()]
             if len(frame.steps) > 1:
-                # the part of a call beyond the same call's median in the later steps is one-off; a
-                # call that long every step is the step's own cost (a CUDA graph's launch:
-                # 97, 79 and 73 µs in three steps of a graphed MLP)
+                # names that run that long with the GPU idle in a later step recur (a host the
+                # profiler slowed in one step launches slowly in it throughout)
+                recurring = long.loc[long["step"] > 0, "name"].unique()
+                # and only the part of a call beyond the same call's median in the later steps
+                # is one-off, whether the GPU was idle then or not (a CUDA graph's launch: 97, 79
+                # and 73 µs in three steps of a graphed MLP, the later two on a busy GPU)
                 key = _call_keys(frame)
                 later = (rt["step"] > 0).to_numpy()
                 typical = pd.Series(rt["dur"].to_numpy()[later]).groupby(key[later]).median()
@@ -229,6 +233,7 @@ def startup_calls(frame: TraceFrame) -> pd.DataFrame:
                 usual = typical.reindex(key[at]).fillna(0.0).to_numpy()
                 long = long.loc[
                     (long["step"] == 0).to_numpy()
+                    & ~long["name"].isin(recurring).to_numpy()
                     & (long["dur"].to_numpy() - usual > BLOCKED_LAUNCH_US)
                     & ~name_mask(long["name"], ALLOCATOR_CALLS)
                 ]
