@@ -885,15 +885,21 @@ def gpu_sets_step(frame: TraceFrame) -> bool:
     return gpu_time_us(frame) >= GPU_BOUND_SHARE * step_time_without_profiler_us(frame)
 
 
+def gpu_busy_by_step(frame: TraceFrame) -> np.ndarray:
+    """µs the main device was busy in each step, in the order of frame.steps (0 without one)."""
+    dev = main_device(frame)
+    s = frame.steps
+    if dev is None:
+        return np.zeros(len(s))
+    bs, be = frame.busy_intervals(dev)
+    return iv.overlap_with(bs, be, s["ts"].to_numpy(), s["end"].to_numpy())
+
+
 def gpu_time_us(frame: TraceFrame) -> float:
     """GPU busy time per step on the main device: the median over steps, as the step time is
     (not the busy share of all steps times the median step, which one long step deflates)."""
-    dev = main_device(frame)
-    s = frame.steps
-    if dev is None or not len(s):
-        return 0.0
-    bs, be = frame.busy_intervals(dev)
-    return float(np.median(iv.overlap_with(bs, be, s["ts"].to_numpy(), s["end"].to_numpy())))
+    busy = gpu_busy_by_step(frame)
+    return float(np.median(busy)) if len(busy) else 0.0
 
 
 def _in_syncs_in(frame: TraceFrame, ws: np.ndarray, we: np.ndarray) -> np.ndarray:

@@ -103,15 +103,13 @@ def _wait_per_step(frame: TraceFrame, dl) -> np.ndarray:
     s = frame.steps
     starts, ends = s["ts"].to_numpy(), s["end"].to_numpy()
     waited = iv.overlap_with(ds, de, starts, ends)
-    dev = facts.main_device(frame)
-    if not frame.has_gpu or dev is None:
+    if not frame.has_gpu or facts.main_device(frame) is None:
         return waited
     gaps = facts.idle_gaps(frame)
     mine = gaps.loc[facts.gap_owners(frame) == "data_loading"]
     idle = mine.groupby("step")["exposed_us"].sum()
     idle = idle.reindex(s["step"], fill_value=0.0).to_numpy(dtype=float)
-    bs, be = frame.busy_intervals(dev)
-    beside_gpu = np.maximum(ends - starts - iv.overlap_with(bs, be, starts, ends), 0.0)
+    beside_gpu = np.maximum(ends - starts - facts.gpu_busy_by_step(frame), 0.0)
     # only where the GPU did wait on the loader in the step (a ready batch's hand-over is no
     # wait more workers remove), and never less than that idle
     return np.where(idle > 0, np.maximum(np.minimum(waited, beside_gpu), idle), 0.0)

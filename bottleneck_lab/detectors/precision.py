@@ -14,9 +14,8 @@ real steps' kernels reach (0.4) is the GPU time saved, with half the bytes of el
 where the activations turn BF16 (not behind LayerNorm, which autocast keeps in FP32); the step
 saves it only down to the host's own work (taken at its slowest plausible speed), and, where
 syncs make the host and the GPU take turns, only what a replay of the step with shorter kernels
-gives. Where
-the host's real speed, which the profiler hides, would change the answer by 10 points or more,
-the title gives the saving at its typical speed too.
+gives. Where the host's real speed, which the profiler hides, would change the answer by 10
+points or more, the title gives the saving at its typical speed too.
 """
 
 from __future__ import annotations
