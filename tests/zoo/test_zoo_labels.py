@@ -79,14 +79,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "of the step), and torch.compile(model) measured 8.2% (34.78 -> 31.94 ms) after that "
     "promise, under the 10% the label rule asks: the per-parameter EMA loop the model's compile "
     "leaves eager holds the host, so the GPU's saving is only partly step time",
-    ("llama_long_context_healthy", "healthy"): "holdout 16: fusion high 38.5% (RMSNorm, RoPE "
-    "and SwiGLU chains over 16,384 tokens), and torch.compile(model) measured 0.6% (91.93 -> "
-    "91.39 ms). A compiled capture shows the chains fused (the other kernels' time fell by "
-    "about 48 ms a step) while cuDNN's causal attention took 72.1 ms a step against 21.9 eager: "
-    "compiled, HF passes the causal mask to SDPA explicitly. The estimate of fusing holds; its "
-    "fix, torch.compile, loses it in attention. That is HF's compiled masking (the demos' "
-    "TinyLM, calling SDPA with is_causal=True itself, compiled 18-30% faster), and a trace does "
-    "not say whose attention it is",
     ("bert_mlm_masked_select", "fixed"): "holdout 16: fusion medium 22.1% (6.7 ms of GPU time a "
     "step), and torch.compile of the encoder and head measured -18.9% (33.00 -> 39.24 ms). A "
     "compiled capture shows 28.66 ms of kernels a step against 28.88 eager: Inductor split "
@@ -94,7 +86,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "a step where the fused attention took 1.5, and the compiled step idles more besides",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
-    ("llama_long_context_healthy", "healthy"): WRONG_TOP[("llama_long_context_healthy", "healthy")],
     ("bert_mlm_masked_select", "fixed"): WRONG_TOP[("bert_mlm_masked_select", "fixed")],
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
 }
