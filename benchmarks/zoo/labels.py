@@ -1349,6 +1349,47 @@ HOLDOUT22: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 23 (2026-11-26, nineteenth session), rules and labels written and committed before any
+# of them ran on a GPU: common real setups no rule was written from, two of them healthy.
+# - fasterrcnn_healthy: torchvision Faster R-CNN (ResNet-50 FPN v2) training, 4 images of 800 x
+#   800 after its transform, BF16 autocast, SGD: the detection reference's loop. Its RPN and ROI
+#   heads pick boxes with data-dependent shapes (NMS, sampling), so it reads the GPU on the host
+#   inside the step by design: no fix a user can make removes those reads, so sync_stall at
+#   >= medium is a false alarm there.
+# - clip_healthy: HF CLIP ViT-B/32 contrastive training, 256 images and 77-token captions, BF16
+#   autocast, fused AdamW.
+# - resnet50_detect_anomaly: ResNet-50 (BF16 + channels_last, batch 64) with
+#   torch.autograd.set_detect_anomaly(True) left on vs off. Anomaly mode reads every backward
+#   node's output for NaN on the host (a sync per node) and records each forward op's stack. If
+#   turning it off measures >= 10% saving, the bad run's diagnosis is sync_stall, host_bound or
+#   launch_overhead (whichever comes first), its predicted saving that finding's share; healthy
+#   otherwise.
+# On every run: a run whose GPU is busy under 80% of the synchronised step may have host_bound
+# and launch_overhead; fusion is allowed where torch.compile(model) measures >= 10% faster
+# (COMPILES_FASTER; measured on the healthy runs after capture). The labels below are the rules'
+# outcome, set from the measurements before scoring.
+HOLDOUT23: tuple[Scenario, ...] = (
+    Scenario(
+        "fasterrcnn_healthy",
+        "torchvision Faster R-CNN (ResNet-50 FPN v2) training, 4 images (800 x 800 after its "
+        "transform), BF16 autocast, SGD",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "clip_healthy",
+        "HF CLIP ViT-B/32 (config) contrastive training, 256 images and 77-token captions, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "resnet50_detect_anomaly",
+        "torchvision ResNet-50 training, batch 64, BF16 + channels_last, fused AdamW: autograd "
+        "anomaly detection on vs off",
+        {"bad": Run(_k("sync_stall", "host_bound", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1439,6 +1480,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT20
     + HOLDOUT21
     + HOLDOUT22
+    + HOLDOUT23
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2518,6 +2518,79 @@ def resnet18_per_sample_loss(variant: str) -> Built:
     return Built(step, 64, config)
 
 
+def fasterrcnn_healthy(variant: str) -> Built:
+    """torchvision Faster R-CNN (ResNet-50 FPN v2, random weights) training on 4 random 640 x 640
+    images (resized to 800 by the model's transform) with 12 random boxes each, BF16 autocast,
+    SGD with momentum and weight decay as torchvision's detection reference trains it."""
+    torch = _torch()
+    import torchvision
+
+    detection = torchvision.models.detection
+    model = detection.fasterrcnn_resnet50_fpn_v2(weights=None, weights_backbone=None).cuda()
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
+    images = [torch.rand(3, 640, 640, device="cuda") for _ in range(4)]
+    targets = []
+    for _ in range(4):
+        corner = torch.rand(12, 2, device="cuda") * 480
+        size = 32 + torch.rand(12, 2, device="cuda") * 128
+        boxes = torch.cat([corner, corner + size], dim=1)
+        targets.append({"boxes": boxes, "labels": torch.randint(1, 91, (12,), device="cuda")})
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: sum(run(images, targets).values()))
+    config = {
+        "model": "torchvision fasterrcnn_resnet50_fpn_v2",
+        "images": "4 x 640 x 640, 12 boxes each",
+        "autocast": "bf16",
+        "optimizer": "SGD(momentum, weight decay)",
+    }
+    return Built(step, 4, config)
+
+
+def clip_healthy(variant: str) -> Built:
+    """HF CLIP (config: ViT-B/32 image tower, 12-layer text tower) contrastive training on 256
+    random images and 77-token captions, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import CLIPConfig, CLIPModel
+
+    cfg = CLIPConfig()
+    ids = torch.randint(0, cfg.text_config.vocab_size, (256, 77), device="cuda")
+    pixels = torch.randn(256, 3, 224, 224, device="cuda")
+    return _hf_train(
+        torch,
+        CLIPModel(cfg),
+        lambda m: m(input_ids=ids, pixel_values=pixels, return_loss=True).loss,
+        256,
+        {"model": "HF CLIP ViT-B/32 (config)", "batch": "256 images, 256 x 77 tokens"},
+    )
+
+
+def resnet50_detect_anomaly(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 64, BF16 autocast + channels_last, fused AdamW, with
+    autograd's anomaly detection left on (bad: torch.autograd.set_detect_anomaly(True), as a
+    debugging session leaves it; it checks every backward node's output for NaN on the host)
+    vs off (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    anomaly = variant == "bad"
+    torch.autograd.set_detect_anomaly(anomaly)
+    config = {
+        "model": "resnet50",
+        "autocast": "bf16",
+        "channels_last": True,
+        "optimizer": "AdamW(fused)",
+        "detect_anomaly": anomaly,
+    }
+    return Built(step, 64, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2607,6 +2680,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         segformer_healthy,
         mlp_policy_cudagraph,
         resnet18_per_sample_loss,
+        fasterrcnn_healthy,
+        clip_healthy,
+        resnet50_detect_anomaly,
     )
 }
 
