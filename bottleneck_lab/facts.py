@@ -191,6 +191,28 @@ def dataloader_spans(frame: TraceFrame) -> pd.DataFrame:
 
 
 # Runtime calls that are the copy and memset findings' (a pageable copy blocks inside its call).
+# Autograd's anomaly detection (torch.autograd.set_detect_anomaly(True), detect_anomaly()) has
+# the engine check every backward node's outputs for NaN: isnan, _is_any_true and a host read
+# (item) under the node, one sync per output. ResNet-50 with it on measured 103.89 ms a step,
+# 19.97 off (holdout 23). No user code runs an item directly under an engine node.
+ENGINE_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
+
+
+def anomaly_checks_per_step(frame: TraceFrame) -> float:
+    """Anomaly detection's NaN reads per step: aten::item ops in the steps whose parent is an
+    autograd engine node that also ran aten::isnan."""
+    ops = frame.cpu_ops
+    names = ops["name"].to_numpy()
+    parent = ops["parent"].to_numpy()
+    node = name_mask(ops["name"], ENGINE_NODE)
+    checked = np.zeros(len(ops), dtype=bool)
+    isnan = np.flatnonzero((names == "aten::isnan") & (parent >= 0))
+    checked[parent[isnan]] = True
+    item = (names == "aten::item") & (parent >= 0) & (ops["step"].to_numpy() >= 0)
+    reads = item & (node & checked)[np.maximum(parent, 0)]
+    return float(reads.sum()) / max(len(frame.steps), 1)
+
+
 COPY_CALLS = re.compile(r"Memcpy|Memset", re.IGNORECASE)
 ALLOCATOR_CALLS = re.compile(r"^(cuda|hip|cu)(Malloc|Free|MemAlloc|MemFree)", re.IGNORECASE)
 

@@ -8,6 +8,8 @@ indexing (output size unknown until the GPU finishes), `if tensor:` conditions, 
 `torch.cuda.synchronize()` in the step.
 Fix: keep values on the GPU (accumulate metrics in tensors and read them every N steps), replace
 data-dependent shapes with masks (`torch.where`), and drop explicit synchronize calls.
+Reads the autograd engine makes itself after each backward node (isnan, then item) are anomaly
+detection left on (`torch.autograd.set_detect_anomaly(True)`): the fix names it.
 
 Estimate: a sync costs more than the idle right after it. It empties the queue, so the lead the
 host had built is gone and the GPU runs at the host's pace until the host is ahead again. The
@@ -164,6 +166,16 @@ def detect(frame: TraceFrame, cfg: Config):
         "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
         "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
     )
+    anomaly = facts.anomaly_checks_per_step(frame)
+    evidence["anomaly_detection_reads_per_step"] = round(anomaly, 1)
+    if anomaly >= 1:
+        fix = (
+            f"{anomaly:.0f} of these reads a step are autograd's anomaly detection "
+            "(torch.autograd.set_detect_anomaly(True) or a detect_anomaly() block is on): after "
+            "every backward node it reads the node's outputs on the host to check them for NaN, "
+            "and it records a stack trace for every forward op (host time that host_bound "
+            "reports). Turn it off outside a debugging run. " + fix
+        )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 

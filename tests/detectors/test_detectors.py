@@ -13,7 +13,7 @@ from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
 from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors import REGISTRY
-from bottleneck_lab.detectors._examples import launch
+from bottleneck_lab.detectors._examples import SYNC_NAME, launch, steps
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 from bottleneck_lab.trace import load_trace
@@ -286,6 +286,34 @@ def test_sync_stall_names_the_call_and_the_ops_behind_it(call, ops, origin):
     gap = first_gap(f)
     assert gap["sync_call"] == call and gap["next_gpu_op"] == "gemm_b"
     assert 400 <= gap["ts"] <= 401 and 319 <= gap["idle_us"] <= 320  # the copy runs 400-401
+
+
+def _engine_read(isnan: bool) -> TraceBuilder:
+    """Steps whose backward node reads a value on the host inside the autograd engine (item
+    under evaluate_function, the read blocking 20-402 while gemm_a runs 10-400), after an
+    aten::isnan under the same node where `isnan`: anomaly detection's NaN check."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=720):
+        launch(b, t0, t0 + 10, 390, kernel="gemm_a")
+        b.cpu_op("autograd::engine::evaluate_function: ConvolutionBackward0", t0 + 11, 600)
+        if isnan:
+            b.cpu_op("aten::isnan", t0 + 12, 2)
+        b.cpu_op("aten::item", t0 + 15, 390)
+        b.cpu_op("aten::_local_scalar_dense", t0 + 16, 388)
+        b.runtime(SYNC_NAME, t0 + 20, 382)
+        launch(b, t0 + 710, t0 + 720, 200, kernel="gemm_b")
+    return b
+
+
+def test_sync_stall_names_anomaly_detection_where_the_engine_reads_each_node_for_nan():
+    # the engine's own read after isnan under a backward node is anomaly detection's NaN check;
+    # a read under a node with no isnan beside it is some other code's (a custom backward)
+    on = finding(diagnose_trace(_engine_read(isnan=True)), "sync-stall")
+    assert on.evidence["anomaly_detection_reads_per_step"] == 1.0
+    assert "set_detect_anomaly(True)" in on.fix
+    other = finding(diagnose_trace(_engine_read(isnan=False)), "sync-stall")
+    assert other.evidence["anomaly_detection_reads_per_step"] == 0
+    assert "anomaly" not in other.fix
 
 
 def test_sync_stall_idle_is_not_also_host_bound():

@@ -205,3 +205,18 @@ def test_a_loader_that_served_its_first_step_from_its_buffer_keeps_the_idle_acco
     assert f.evidence["steps_served_from_buffer"] == 1
     assert_idle_partitioned(frames[0])
     assert_no_idle_counted_twice(d, frames[0])
+
+
+@pytest.mark.parametrize(
+    ("run", "named"),
+    [("resnet50_detect_anomaly/bad", True), ("gpt2_loss_item/bad", False)],
+)
+def test_sync_stall_names_anomaly_detection_only_where_it_was_on(run, named):
+    # ResNet-50 with set_detect_anomaly(True): 411 engine NaN reads a step (turning it off
+    # measured 103.89 -> 19.97 ms); GPT-2 reading its loss with .item() each step has none
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (sync,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "sync_stall"]
+    assert (sync.evidence["anomaly_detection_reads_per_step"] > 0) is named
+    assert ("set_detect_anomaly(True)" in sync.fix) is named
