@@ -6,6 +6,8 @@ Likely cause: Python-side work in the step: metrics, logging, numpy, tokenisatio
 tensors on the host, per-step object creation.
 Fix: move the work out of the step (do it every N steps, or asynchronously), keep tensors on the
 GPU, or overlap it with GPU work by launching the next step's kernels first.
+Where autograd's anomaly detection is on (facts.anomaly_checks_per_step), the fix names it: it
+records a stack trace inside every forward op.
 Estimate: the idle left once the profiler's own host cost is taken out at the highest share of
 host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH), since the profiler slows the
 very host work these gaps wait on.
@@ -35,14 +37,25 @@ def detect(frame: TraceFrame, cfg: Config):
     # The profiler slows exactly the host work these gaps wait on, by a share that varies from
     # run to run: promise only the idle left at the highest share measured.
     median = facts.idle_by_owner(frame)["host_bound"]
+    fix = (
+        "Find the host ops listed under each gap (or the unrecorded Python between ops) and move "
+        "that work out of the step, run it every N steps, or keep the data on the GPU."
+    )
+    if facts.anomaly_checks_per_step(frame) >= 1:
+        # anomaly mode records a stack trace inside every forward op: host work these gaps wait on
+        fix = (
+            "Autograd's anomaly detection is on (torch.autograd.set_detect_anomaly(True) or a "
+            "detect_anomaly() block; sync_stall counts its NaN reads): it records a stack trace "
+            "inside every forward op, host work these gaps wait on. Turn it off outside a "
+            "debugging run. " + fix
+        )
     return idle_finding(
         frame,
         CODE,
         KIND,
         "host_bound",
         "GPU waits on other CPU work {share:.1f}% of the step ({per_step:.0f} µs per step)",
-        "Find the host ops listed under each gap (or the unrecorded Python between ops) and move "
-        "that work out of the step, run it every N steps, or keep the data on the GPU.",
+        fix,
         cfg.min_share_pct,
         extra={
             "idle_us_total_at_median_profiler_share": round(median, 1),

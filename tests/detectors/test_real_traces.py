@@ -217,6 +217,12 @@ def test_sync_stall_names_anomaly_detection_only_where_it_was_on(run, named):
     path = REPO / "traces" / "zoo" / f"{run}.json.gz"
     if not path.is_file():
         pytest.skip(f"{path} is absent")
-    (sync,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "sync_stall"]
+    findings = diagnose(load_trace(path)).findings
+    (sync,) = [f for f in findings if f.kind == "sync_stall"]
     assert (sync.evidence["anomaly_detection_reads_per_step"] > 0) is named
     assert ("set_detect_anomaly(True)" in sync.fix) is named
+    # the anomaly run's top finding, host_bound (its stack capture in every forward op), says so
+    # too
+    host = [f for f in findings if f.kind == "host_bound"]
+    assert all(("set_detect_anomaly(True)" in f.fix) is named for f in host)
+    assert host or not named
