@@ -255,9 +255,6 @@ def _dims(input_dims) -> list:
     return first if isinstance(first, list) else []
 
 
-AUTOGRAD_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
-
-
 def _accumulates_grad(ops: pd.DataFrame) -> np.ndarray:
     """Which cpu_ops are the autograd engine's AccumulateGrad (the node or its function)."""
     return name_mask(ops["name"], r"torch::autograd::AccumulateGrad$")
@@ -284,7 +281,9 @@ def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
     ops = frame.cpu_ops
     parent = ops["parent"].to_numpy()
     g = frame.gpu_ops
-    node_of = nearest_ancestor(parent, g["op"].to_numpy(), name_mask(ops["name"], AUTOGRAD_NODE))
+    node_of = nearest_ancestor(
+        parent, g["op"].to_numpy(), name_mask(ops["name"], facts.ENGINE_NODE)
+    )
     matrix = (matrix_owner(frame) >= 0) | name_mask(g["name"], facts.GEMM_KERNEL)
     runs_matrix = np.zeros(len(ops), dtype=bool)
     runs_matrix[node_of[matrix & (node_of >= 0)]] = True
@@ -314,22 +313,23 @@ def _attention_kernels(frame: TraceFrame) -> np.ndarray:
     return np.isin(matrix_owner(frame), attention)
 
 
-def _attention_us(frame: TraceFrame) -> float:
-    """µs of main-device kernels in the steps launched by attention ops."""
+def _attention_us(frame: TraceFrame, attention: np.ndarray) -> float:
+    """µs of main-device kernels in the steps that are `attention` (_attention_kernels)."""
     g = frame.gpu_ops
     k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
     k &= (g["device"] == facts.main_device(frame)).to_numpy()
-    return float(g["dur"].to_numpy()[k & _attention_kernels(frame)].sum())
+    return float(g["dur"].to_numpy()[k & attention].sum())
 
 
-def _beside_attention(frame: TraceFrame, k: pd.DataFrame, c: pd.DataFrame) -> np.ndarray:
-    """The chains of c (by number) that an attention kernel starts or ends on their stream:
-    rotary embeddings and head reshapes between the projections and attention, forward and
-    backward. Compiling the modules around attention leaves them eager."""
+def _beside_attention(
+    frame: TraceFrame, k: pd.DataFrame, c: pd.DataFrame, attention: np.ndarray
+) -> np.ndarray:
+    """The chains of c (by number) that an `attention` kernel (_attention_kernels) starts or
+    ends on their stream: rotary embeddings and head reshapes between the projections and
+    attention, forward and backward. Compiling the modules around attention leaves them eager."""
     if not len(c):
         return np.zeros(0, dtype=np.int64)
-    g = frame.gpu_ops
-    attention = _attention_kernels(frame)[g.index.get_indexer(k.index)]
+    attention = attention[frame.gpu_ops.index.get_indexer(k.index)]
     stream = k["stream"].to_numpy()
     at = k.index.get_indexer(c.index)
     first = pd.Series(at).groupby(c["chain"].to_numpy()).min()
@@ -377,8 +377,9 @@ def detect(frame: TraceFrame, cfg: Config):
     # step against 23.9 ms more attention; compiling around attention measured 15.6%, the whole
     # model 0.6%). Where they do count, no slowdown is charged: most compiled models measured
     # keep their attention kernels (a flat charge over 45 runs cut those within 15 points).
-    attention_us = _attention_us(frame)
-    beside = per.index.isin(_beside_attention(frame, k, c))
+    attention = _attention_kernels(frame)
+    attention_us = _attention_us(frame, attention)
+    beside = per.index.isin(_beside_attention(frame, k, c, attention))
     beside_us = float(per.loc[beside, "saving"].sum())
     around_attention = 0 < beside_us < COMPILED_ATTENTION_SLOWDOWN_MIN_X * attention_us
     saved = float(per.loc[~beside, "saving"].sum()) + copy_us
@@ -392,7 +393,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # sets its length.
     hand = _chains(k, cfg.min_chain_kernels_count)
     if around_attention:  # those chains stay eager, their dispatch too
-        hand = hand.loc[~hand["chain"].isin(_beside_attention(frame, k, hand)).to_numpy()]
+        hand = hand.loc[~hand["chain"].isin(_beside_attention(frame, k, hand, attention))]
     hand_copies = layout.loc[~layout.index.isin(hand.index)]
     host_saved = _host_us_of_removed_ops(frame, _removed_kernels(hand, hand_copies)) / n_steps
     # Whether the host or the GPU sets the step's length hangs on the profiler's share of host
@@ -498,8 +499,9 @@ def detect(frame: TraceFrame, cfg: Config):
         fixes.append(
             f"Compile around attention here: the chains beside the attention kernels (rotary "
             f"embeddings, head reshapes: {beside_us / n_steps / 1e3:.2f} ms a step of saving) are "
-            "left out of the estimate, since compiled attention as little as 2.3x slower would "
-            f"cost {COMPILED_ATTENTION_SLOWDOWN_MIN_X * attention_us / 1e3:.2f} ms more a step."
+            "left out of the estimate, since compiled attention as little as "
+            f"{1 + COMPILED_ATTENTION_SLOWDOWN_MIN_X:.1f}x slower would cost "
+            f"{COMPILED_ATTENTION_SLOWDOWN_MIN_X * attention_us / 1e3:.2f} ms more a step."
         )
     if attention_us > 0:
         extra_ms = COMPILED_ATTENTION_SLOWDOWN_MAX_X * attention_us / 1e3
