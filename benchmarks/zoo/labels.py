@@ -1403,6 +1403,41 @@ HOLDOUT23: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 24 (2026-11-26, twentieth session), rules written and committed before any of them ran
+# on a GPU, while a detector for mixture-of-experts layers that run their experts one at a time
+# was being written from holdout 12's Mixtral run (no other trace informs it): two MoE models no
+# rule was written from, each as the per-expert loop against grouped GEMMs.
+# - qwen3_moe_experts: HF Qwen3-MoE (config: 8 layers x 1024, 16 experts of width 512, top-4),
+#   BF16 weights, fused AdamW, 8 x 1024 tokens: transformers' eager experts loop vs
+#   experts_implementation="grouped_mm".
+# - moe_split_loop: a hand-written MoE stack in plain PyTorch (8 x RMSNorm + SwiGLU MoE, 8
+#   experts of width 2048, top-2, 8,192 tokens): tokens sorted by expert, the counts read with
+#   .tolist() and each expert run as its own matmuls in a Python loop (torchtitan's for-loop
+#   reference) vs one torch._grouped_mm per projection, the counts kept on the GPU as offsets.
+# Rules: if the fixed run measures >= 10% saving (the capture's sidecars), the bad run's diagnosis
+# is host_bound, sync_stall, launch_overhead or small_batch (as holdout 12's Mixtral), its
+# predicted saving the top finding's share; healthy otherwise. The fixed runs are healthy. On
+# every run: a run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed where torch.compile(model) measures >= 10% faster
+# (compile_savings.py --model-only on the fixed runs after capture; on the bad runs, whose loops
+# Dynamo would have to unroll or break on, fusion is allowed as on the fixed run of the pair).
+# The labels below are the rules' outcome, set from the measurements before scoring.
+MOE_LOOP = _k("host_bound", "sync_stall", "launch_overhead", "small_batch")
+HOLDOUT24: tuple[Scenario, ...] = (
+    Scenario(
+        "qwen3_moe_experts",
+        "HF Qwen3-MoE (config: 8 x 1024, 16 experts of 512, top-4) training in BF16, 8 x 1024 "
+        "tokens: the eager experts loop vs experts_implementation='grouped_mm'",
+        {"bad": Run(MOE_LOOP), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "moe_split_loop",
+        "hand-written MoE stack (8 x RMSNorm + SwiGLU MoE, 8 experts of 2048, top-2), 8,192 "
+        "tokens, BF16: a per-expert loop over counts read with .tolist() vs torch._grouped_mm",
+        {"bad": Run(MOE_LOOP), "fixed": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1494,6 +1529,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT21
     + HOLDOUT22
     + HOLDOUT23
+    + HOLDOUT24
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1575,32 +1575,19 @@ def convnext_channels_last(variant: str) -> Built:
 # ---- holdout 12 ---------------------------------------------------------------------------------
 
 
-def mixtral_moe_experts(variant: str) -> Built:
-    """HF Mixtral (config: 8 layers x 1024, 8 experts, top-2) trained in BF16 weights with fused
-    AdamW, 8 x 1024 tokens: transformers' eager experts backend, a Python loop over the experts
-    the router picked (one nonzero per layer and one torch.where per expert: host reads of
-    device values), vs experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
+def _hf_moe_experts(model_cls, cfg, variant: str, config: dict) -> Built:
+    """An HF mixture-of-experts causal LM built from `cfg`, trained in BF16 weights with fused
+    AdamW on 8 x 1024 tokens: transformers' eager experts backend (variant "bad": a Python loop
+    over the experts the router picked, reading each one's token indices from the GPU) vs
+    experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
     torch = _torch()
-    from transformers import MixtralConfig, MixtralForCausalLM
-
-    cfg = MixtralConfig(
-        hidden_size=1024,
-        intermediate_size=1792,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,
-        num_local_experts=8,
-        num_experts_per_tok=2,
-        vocab_size=32000,
-        max_position_embeddings=2048,
-    )
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
 
     def train_step(impl: str) -> Callable[[], None]:
         # a config of its own: the experts read their backend from the config object at every
         # forward, and _from_config sets it on the object it is given (a shared one let the
         # eager FLOP twin, built second, switch the grouped_mm model back to the loop)
-        model = MixtralForCausalLM._from_config(copy.deepcopy(cfg), experts_implementation=impl)
+        model = model_cls._from_config(copy.deepcopy(cfg), experts_implementation=impl)
         model = model.to(torch.bfloat16).cuda()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
         run = _as_run(torch, model)
@@ -1614,15 +1601,37 @@ def mixtral_moe_experts(variant: str) -> Built:
         return step
 
     impl = "grouped_mm" if variant == "fixed" else "eager"
-    config = {"model": "mixtral 8x1024 (config), 8 experts top-2", "tokens": 8 * 1024}
+    config = {**config, "tokens": 8 * 1024}
     config |= {"dtype": "bf16 weights", "optimizer": "AdamW(fused)", "experts": impl}
     if impl == "eager":
         return Built(train_step(impl), 8, config)
     # FlopCounterMode has no formula for aten::_grouped_mm: count the eager backend on the same
-    # config (every token still goes through two experts, whatever the router picks)
+    # config (every token still goes through its top-k experts, whatever the router picks)
     note = "FlopCounterMode on the eager experts backend, same config (no _grouped_mm formula)"
     step, twin = train_step(impl), train_step("eager")
     return Built(step, 8, config, flop_step=twin, flops_note=note)
+
+
+def mixtral_moe_experts(variant: str) -> Built:
+    """HF Mixtral (config: 8 layers x 1024, 8 experts, top-2) trained in BF16 weights with fused
+    AdamW, 8 x 1024 tokens: transformers' eager experts backend, a Python loop over the experts
+    the router picked (one nonzero per layer and one torch.where per expert: host reads of
+    device values), vs experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    cfg = MixtralConfig(
+        hidden_size=1024,
+        intermediate_size=1792,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        num_local_experts=8,
+        num_experts_per_tok=2,
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    config = {"model": "mixtral 8x1024 (config), 8 experts top-2"}
+    return _hf_moe_experts(MixtralForCausalLM, cfg, variant, config)
 
 
 def nn_transformer_healthy(variant: str) -> Built:
@@ -2591,6 +2600,98 @@ def resnet50_detect_anomaly(variant: str) -> Built:
     return Built(step, 64, config)
 
 
+# ---- holdout 24 ---------------------------------------------------------------------------------
+
+
+def qwen3_moe_experts(variant: str) -> Built:
+    """HF Qwen3-MoE (config: 8 layers x 1024, 16 experts of width 512, top-4, 16 query and 4
+    key/value heads) trained in BF16 weights with fused AdamW, 8 x 1024 tokens: the eager
+    experts loop vs experts_implementation="grouped_mm"."""
+    from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
+
+    cfg = Qwen3MoeConfig(
+        hidden_size=1024,
+        intermediate_size=2816,
+        moe_intermediate_size=512,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=4,
+        head_dim=64,
+        num_experts=16,
+        num_experts_per_tok=4,
+        decoder_sparse_step=1,
+        mlp_only_layers=[],
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    config = {"model": "qwen3-moe 8x1024 (config), 16 experts of 512, top-4"}
+    return _hf_moe_experts(Qwen3MoeForCausalLM, cfg, variant, config)
+
+
+def moe_split_loop(variant: str) -> Built:
+    """A hand-written mixture-of-experts stack in plain PyTorch (no HF): 8 residual layers of
+    RMSNorm + a SwiGLU MoE FFN (d_model 1024, 8 experts of width 2048, top-2, weights stacked as
+    [experts, in, out] BF16 parameters) on 8,192 random tokens, an MSE loss, fused AdamW. Tokens
+    are sorted by expert; the bad variant reads the per-expert counts with .tolist() (one sync
+    a layer) and runs each expert's slice as its own matmuls in a Python loop (torchtitan's
+    for-loop reference); the fixed one runs each projection as one torch._grouped_mm over the
+    sorted tokens, the counts staying on the GPU as offsets."""
+    torch = _torch()
+    F = torch.nn.functional
+    d, width, experts, top, layers = 1024, 2048, 8, 2, 8
+
+    class MoE(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.router = torch.nn.Linear(d, experts, bias=False)
+            self.w1 = torch.nn.Parameter(torch.randn(experts, d, width) * d**-0.5)
+            self.w3 = torch.nn.Parameter(torch.randn(experts, d, width) * d**-0.5)
+            self.w2 = torch.nn.Parameter(torch.randn(experts, width, d) * width**-0.5)
+
+        def forward(self, x):
+            probs = self.router(x).float().softmax(-1)
+            weight, chosen = probs.topk(top, dim=-1)
+            chosen = chosen.flatten()
+            order = chosen.argsort()
+            token = order // top
+            xs = x[token]
+            counts = torch.bincount(chosen, minlength=experts)
+            if variant == "fixed":
+                offs = counts.cumsum(0).to(torch.int32)
+                h = F.silu(torch._grouped_mm(xs, self.w1, offs=offs))
+                h = h * torch._grouped_mm(xs, self.w3, offs=offs)
+                ys = torch._grouped_mm(h, self.w2, offs=offs)
+            else:
+                outs = []
+                for e, xe in enumerate(torch.split(xs, counts.tolist())):
+                    outs.append((F.silu(xe @ self.w1[e]) * (xe @ self.w3[e])) @ self.w2[e])
+                ys = torch.cat(outs)
+            ys = ys * weight.flatten()[order].unsqueeze(-1).to(ys.dtype)
+            return torch.zeros_like(x).index_add_(0, token, ys)
+
+    class Stack(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norms = torch.nn.ModuleList(torch.nn.RMSNorm(d) for _ in range(layers))
+            self.moes = torch.nn.ModuleList(MoE() for _ in range(layers))
+
+        def forward(self, x):
+            for norm, moe in zip(self.norms, self.moes):
+                x = x + moe(norm(x))
+            return x
+
+    model = Stack().to(torch.bfloat16).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(8192, d, device="cuda", dtype=torch.bfloat16)
+    target = torch.randn(8192, d, device="cuda", dtype=torch.bfloat16)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: F.mse_loss(run(x).float(), target.float()), bf16=False)
+    impl = "torch._grouped_mm" if variant == "fixed" else "per-expert loop, counts.tolist()"
+    config = {"model": "hand-written MoE stack, 8 x (RMSNorm + SwiGLU MoE 8x2048 top-2)"}
+    config |= {"tokens": 8192, "dtype": "bf16 weights", "optimizer": "AdamW(fused)"}
+    return Built(step, 8192, {**config, "experts": impl})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2683,6 +2784,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         fasterrcnn_healthy,
         clip_healthy,
         resnet50_detect_anomaly,
+        qwen3_moe_experts,
+        moe_split_loop,
     )
 }
 
