@@ -45,6 +45,7 @@ MODULES = (
     "recompilation",
     "cold_start",
     "fusion",
+    "expert_loop",
 )
 PREREQUISITES = {
     "kernels",

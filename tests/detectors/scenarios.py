@@ -31,6 +31,7 @@ from bottleneck_lab.detectors.communication import COMM_STREAM, NCCL_KERNEL
 from bottleneck_lab.detectors.communication import example as communication
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.detectors.data_loading import example as data_loading
+from bottleneck_lab.detectors.expert_loop import example as expert_loop
 from bottleneck_lab.detectors.host_bound import example as host_bound
 from bottleneck_lab.detectors.idle_gaps import example as gpu_idle
 from bottleneck_lab.detectors.launch_overhead import OPTIMIZER_STEP
@@ -57,6 +58,7 @@ SCENARIOS: dict[str, Callable[[bool], TraceBuilder]] = {
     "communication": communication,
     "precision": precision,
     "cold-start": cold_start,
+    "expert-loop": expert_loop,
 }
 __all__ = [
     "BF16",
