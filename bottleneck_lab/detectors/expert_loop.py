@@ -45,8 +45,10 @@ MATMUL_INPUTS["aten::addmm"] = (1, 2)
 @dataclass(frozen=True)
 class Config:
     # a weight shape multiplied at least this many times a step by this many different row
-    # counts (and by a different count at least every other time) is a loop over groups of rows:
-    # a dense model multiplies each of its weight shapes by one row count (batch x sequence)
+    # counts, none of them in more than half of its products, is a loop over groups of rows: a
+    # dense model multiplies each weight shape by one row count (batch x sequence), or by two or
+    # three (an encoder's and a decoder's); an expert loop by one count per expert, shared only
+    # by the products of one expert (gate and up projections)
     min_groups: int = 4
     min_share_pct: float = 3.0
 
@@ -81,8 +83,9 @@ def _engine_node_of(frame: TraceFrame, is_node: np.ndarray) -> np.ndarray:
 
 
 def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
-    """The forward pass's outermost matrix products in the steps (no matmul or autograd-engine
-    node above them), each with its row count (rows) and weight shape (weight)."""
+    """The forward pass's outermost products of an activation by a weight matrix in the steps (no
+    matmul or autograd-engine node above them), each with its row count (rows) and weight shape
+    (weight)."""
     ops = frame.cpu_ops
     names = ops["name"].astype(object).to_numpy()
     is_mm = np.isin(names, list(MATMUL_INPUTS))
@@ -96,21 +99,23 @@ def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
         if not isinstance(dims, list) or len(dims) <= max(a, w):
             continue
         x, weight = dims[a], dims[w]
+        # a weight is one matrix: a batched second operand ([..., k, n]: attention's q @ k^T)
+        # is activations, whose row counts change with the stage, not with a router
         if not (
-            isinstance(x, list) and isinstance(weight, list) and len(x) >= 2 and len(weight) >= 2
+            isinstance(x, list) and isinstance(weight, list) and len(x) >= 2 and len(weight) == 2
         ):
             continue
-        out.append((i, int(ops["step"].iat[i]), int(np.prod(x[:-1])), tuple(weight[-2:])))
+        out.append((i, int(ops["step"].iat[i]), int(np.prod(x[:-1])), tuple(weight)))
     return pd.DataFrame(out, columns=["row", "step", "rows", "weight"])
 
 
 def _looped(mm: pd.DataFrame, cfg: Config) -> np.ndarray:
     """Mask over `mm`: products whose weight shape, in their step, meets min_groups different
-    row counts (a loop over groups of rows, one at a time)."""
+    row counts, none in more than half of its products (a loop over groups of rows)."""
     looped = np.zeros(len(mm), dtype=bool)
     for _, g in mm.groupby(["step", "weight"]):
-        distinct = g["rows"].nunique()
-        if len(g) >= cfg.min_groups and distinct >= cfg.min_groups and 2 * distinct >= len(g):
+        counts = g["rows"].value_counts()
+        if len(counts) >= cfg.min_groups and 2 * int(counts.iat[0]) <= len(g):
             looped[mm.index.get_indexer(g.index)] = True
     return looped
 
@@ -118,8 +123,8 @@ def _looped(mm: pd.DataFrame, cfg: Config) -> np.ndarray:
 def _loop_ops(frame: TraceFrame, mm: pd.DataFrame, looped: np.ndarray) -> tuple[float, list]:
     """CPU ops the loops recorded over all steps, and each loop's (start, end, calls): a loop is a
     run of looped products with no other product between them. Its forward is every op of its
-    thread from the first product's start to the last one's end, scaled by n/(n - 1) for the n
-    iterations of its most used weight (that span misses one iteration's gather and scatter); its
+    thread from the first product's start to the last one's end, scaled by n/(n - 1) for its n
+    row counts, one per iteration (that span misses one iteration's gather and scatter); its
     backward, the autograd-engine nodes carrying the sequence numbers its forward ops recorded,
     with everything they ran."""
     ops = frame.cpu_ops
@@ -134,7 +139,7 @@ def _loop_ops(frame: TraceFrame, mm: pd.DataFrame, looped: np.ndarray) -> tuple[
     loops = []
     for _, run in mm.loc[mm["looped"]].groupby(run_id[mm["looped"]]):
         first, last = int(run["row"].iat[0]), int(run["row"].iat[-1])
-        iterations = int(run["weight"].value_counts().iat[0])
+        iterations = int(run["rows"].nunique())
         inside = (thread == thread[first]) & (ts >= ts[first]) & (ts < end[last])
         forward += float(inside.sum()) * iterations / max(iterations - 1, 1)
         numbered = seq[inside & (seq >= 0)]
