@@ -1448,6 +1448,37 @@ HOLDOUT24: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 25 (2026-11-26, twentieth session), rules written and committed before any of them ran
+# on a GPU: three healthy training runs no rule was written from, to hunt false alarms.
+# - pythia_grad_accum_healthy: HF GPT-NeoX at Pythia-160M sizes, trained as an HF Trainer step
+#   does it (4 accumulated micro-batches of 8 x 512 tokens, BF16 autocast, clip_grad_norm_,
+#   fused AdamW, a cosine schedule), the loss never read inside the step.
+# - caformer_healthy: timm CAFormer-S18 (MetaFormer), batch 128, BF16 + channels_last.
+# - deberta_v3_healthy: HF DeBERTa-v3 (base sizes) classifier, 16 x 512 tokens, BF16 autocast.
+# Rules: each run is healthy. A run whose GPU is busy under 80% of the synchronised step may have
+# host_bound and launch_overhead; fusion is allowed where torch.compile(model) measures >= 10%
+# faster (compile_savings.py --model-only, after capture). Any other finding >= medium is a false
+# alarm. The labels below are the rules' outcome, set from the measurements before scoring.
+HOLDOUT25: tuple[Scenario, ...] = (
+    Scenario(
+        "pythia_grad_accum_healthy",
+        "HF GPT-NeoX (Pythia-160M sizes) training, 4 accumulated micro-batches of 8 x 512 tokens, "
+        "BF16 autocast, clip_grad_norm_, fused AdamW, cosine schedule",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "caformer_healthy",
+        "timm CAFormer-S18 training, batch 128, BF16 + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "deberta_v3_healthy",
+        "HF DeBERTa-v3 (base sizes) classifier training, 16 x 512 tokens, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1540,6 +1571,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT22
     + HOLDOUT23
     + HOLDOUT24
+    + HOLDOUT25
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2643,8 +2643,9 @@ def moe_split_loop(variant: str) -> Built:
     d, width, experts, top, layers = 1024, 2048, 8, 2, 8
 
     class MoE(torch.nn.Module):
-        def __init__(self):
+        def __init__(self, grouped: bool):
             super().__init__()
+            self.grouped = grouped
             self.router = torch.nn.Linear(d, experts, bias=False)
             self.w1 = torch.nn.Parameter(torch.randn(experts, d, width) * d**-0.5)
             self.w3 = torch.nn.Parameter(torch.randn(experts, d, width) * d**-0.5)
@@ -2658,7 +2659,7 @@ def moe_split_loop(variant: str) -> Built:
             token = order // top
             xs = x[token]
             counts = torch.bincount(chosen, minlength=experts)
-            if variant == "fixed":
+            if self.grouped:
                 offs = counts.cumsum(0).to(torch.int32)
                 h = F.silu(torch._grouped_mm(xs, self.w1, offs=offs))
                 h = h * torch._grouped_mm(xs, self.w3, offs=offs)
@@ -2672,26 +2673,117 @@ def moe_split_loop(variant: str) -> Built:
             return torch.zeros_like(x).index_add_(0, token, ys)
 
     class Stack(torch.nn.Module):
-        def __init__(self):
+        def __init__(self, grouped: bool):
             super().__init__()
             self.norms = torch.nn.ModuleList(torch.nn.RMSNorm(d) for _ in range(layers))
-            self.moes = torch.nn.ModuleList(MoE() for _ in range(layers))
+            self.moes = torch.nn.ModuleList(MoE(grouped) for _ in range(layers))
 
         def forward(self, x):
             for norm, moe in zip(self.norms, self.moes):
                 x = x + moe(norm(x))
             return x
 
-    model = Stack().to(torch.bfloat16).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     x = torch.randn(8192, d, device="cuda", dtype=torch.bfloat16)
     target = torch.randn(8192, d, device="cuda", dtype=torch.bfloat16)
-    run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: F.mse_loss(run(x).float(), target.float()), bf16=False)
+
+    def train_step(grouped: bool) -> Callable[[], None]:
+        model = Stack(grouped).to(torch.bfloat16).cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        run = _as_run(torch, model)
+        return _train_step(torch, opt, lambda: F.mse_loss(run(x).float(), target.float()), False)
+
     impl = "torch._grouped_mm" if variant == "fixed" else "per-expert loop, counts.tolist()"
     config = {"model": "hand-written MoE stack, 8 x (RMSNorm + SwiGLU MoE 8x2048 top-2)"}
     config |= {"tokens": 8192, "dtype": "bf16 weights", "optimizer": "AdamW(fused)"}
-    return Built(step, 8192, {**config, "experts": impl})
+    config["experts"] = impl
+    if variant != "fixed":
+        return Built(train_step(False), 8192, config)
+    # FlopCounterMode has no formula for aten::_grouped_mm (holdout 24's capture counted only
+    # the router's mm): count the loop on the same model, whose FLOPs the routing does not change
+    note = "FlopCounterMode on the per-expert loop variant, same model and tokens (no _grouped_mm formula)"
+    return Built(train_step(True), 8192, config, flop_step=train_step(False), flops_note=note)
+
+
+# ---- holdout 25 ---------------------------------------------------------------------------------
+
+
+def pythia_grad_accum_healthy(variant: str) -> Built:
+    """HF GPT-NeoX at Pythia-160M sizes (12 x 768, partial rotary, parallel residual) trained as
+    an HF Trainer step does it: 4 micro-batches of 8 x 512 tokens accumulated under BF16
+    autocast, clip_grad_norm_(1.0), fused AdamW, a cosine learning-rate schedule stepped each
+    step; the loss summed on the GPU and never read inside the step."""
+    torch = _torch()
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    cfg = GPTNeoXConfig(
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        vocab_size=50304,
+        max_position_embeddings=2048,
+        rotary_pct=0.25,
+        use_parallel_residual=True,
+    )
+    model = GPTNeoXForCausalLM._from_config(cfg).cuda()
+    run = _as_run(torch, model)
+    opt = torch.optim.AdamW(model.parameters(), lr=6e-4, fused=True)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10_000)
+    micro = [torch.randint(0, cfg.vocab_size, (8, 512), device="cuda") for _ in range(4)]
+    running = torch.zeros((), device="cuda")
+
+    def step():
+        for ids in micro:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = run(input_ids=ids, labels=ids).loss / len(micro)
+            loss.backward()
+            running.add_(loss.detach())
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        schedule.step()
+        opt.zero_grad(set_to_none=True)
+
+    config = {"model": "gpt-neox at pythia-160m sizes (config)", "micro_batches": "4 x (8 x 512)"}
+    config |= {"autocast": "bf16", "optimizer": "AdamW(fused)", "clip_grad_norm": 1.0}
+    return Built(step, 32, {**config, "lr_schedule": "cosine"})
+
+
+def caformer_healthy(variant: str) -> Built:
+    """timm CAFormer-S18 (MetaFormer: separable-conv token mixers, then attention; StarReLU)
+    trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "caformer_s18", 128, fixed=True, fused_adamw=True)
+
+
+def deberta_v3_healthy(variant: str) -> Built:
+    """HF DeBERTa-v3 (base sizes: 12 x 768, relative position buckets, disentangled attention)
+    sequence classifier trained on 16 x 512 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+
+    cfg = DebertaV2Config(
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        vocab_size=128100,
+        max_position_embeddings=512,
+        relative_attention=True,
+        position_buckets=256,
+        max_relative_positions=-1,
+        pos_att_type=["p2c", "c2p"],
+        norm_rel_ebd="layer_norm",
+        share_att_key=True,
+        position_biased_input=False,
+        num_labels=2,
+    )
+    model = DebertaV2ForSequenceClassification._from_config(cfg).cuda()
+    run = _as_run(torch, model)
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    labels = torch.randint(0, 2, (16,), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=labels).loss)
+    config = {"model": "deberta-v3-base sizes (config)", "tokens": "16 x 512"}
+    return Built(step, 16, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
@@ -2788,6 +2880,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnet50_detect_anomaly,
         qwen3_moe_experts,
         moe_split_loop,
+        pythia_grad_accum_healthy,
+        caformer_healthy,
+        deberta_v3_healthy,
     )
 }
 
