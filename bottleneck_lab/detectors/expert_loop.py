@@ -20,6 +20,7 @@ matrix work stays (facts.step_saving_us).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +50,7 @@ class Config:
     # dense model multiplies each weight shape by one row count (batch x sequence), or by two or
     # three (an encoder's and a decoder's); an expert loop by one count per expert, shared only
     # by the products of one expert (gate and up projections)
-    min_groups: int = 4
+    min_groups_count: int = 4
     min_share_pct: float = 3.0
 
 
@@ -92,9 +93,11 @@ def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
     is_node = name_mask(ops["name"], facts.ENGINE_NODE)
     above = _flag_below(frame, is_mm | is_node)
     rows = np.flatnonzero(is_mm & ~above & ~is_node & (ops["step"].to_numpy() >= 0))
+    all_dims = ops["input_dims"].to_numpy()
+    steps = ops["step"].to_numpy()
     out = []
     for i in rows:
-        dims = ops["input_dims"].iat[i]
+        dims = all_dims[i]
         a, w = MATMUL_INPUTS[names[i]]
         if not isinstance(dims, list) or len(dims) <= max(a, w):
             continue
@@ -103,19 +106,19 @@ def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
         # is activations, whose row counts change with the stage, not with a router
         if not (
             isinstance(x, list) and isinstance(weight, list) and len(x) >= 2 and len(weight) == 2
-        ):
+        ) or not all(isinstance(v, int) for v in x + weight):
             continue
-        out.append((i, int(ops["step"].iat[i]), int(np.prod(x[:-1])), tuple(weight)))
+        out.append((i, int(steps[i]), math.prod(x[:-1]), tuple(weight)))
     return pd.DataFrame(out, columns=["row", "step", "rows", "weight"])
 
 
 def _looped(mm: pd.DataFrame, cfg: Config) -> np.ndarray:
-    """Mask over `mm`: products whose weight shape, in their step, meets min_groups different
+    """Mask over `mm`: products whose weight shape, in their step, meets min_groups_count different
     row counts, none in more than half of its products (a loop over groups of rows)."""
     looped = np.zeros(len(mm), dtype=bool)
     for _, g in mm.groupby(["step", "weight"]):
         counts = g["rows"].value_counts()
-        if len(counts) >= cfg.min_groups and 2 * int(counts.iat[0]) <= len(g):
+        if len(counts) >= cfg.min_groups_count and 2 * int(counts.iat[0]) <= len(g):
             looped[mm.index.get_indexer(g.index)] = True
     return looped
 
@@ -181,7 +184,9 @@ def detect(frame: TraceFrame, cfg: Config):
     sync_ts = syncs["ts"].to_numpy() if len(syncs) else np.zeros(0)
     in_loops = sum(int(((sync_ts >= s) & (sync_ts < e)).sum()) for s, e, _ in loops)
     weights = sorted({w for w in calls["weight"]})
+    names = frame.cpu_ops["name"].astype(object).to_numpy()[calls["row"].to_numpy()]
     evidence = {
+        "op": pd.Series(names).value_counts().index[0],  # the looped product, as Perfetto names it
         "looped_matmuls_per_step": round(len(calls) / n, 1),
         "weight_shapes": [list(w) for w in weights[:6]],
         "rows_min": int(calls["rows"].min()),

@@ -825,3 +825,34 @@ def test_gpu_idle_leaves_kernel_switch_gaps_out_of_its_promise():
     # the same kernels 12 µs apart: longer than any kernel switch, so the wait is reported
     f = finding(diagnose_trace(trace(12.0)), "gpu-idle")
     assert f is not None and f.evidence["kernel_switch_gaps_per_step"] <= 1
+
+
+def _expert_loop_trace(rows_of_expert: list[int], projections: int) -> TraceBuilder:
+    """One MoE layer per step: per expert, `projections` aten::linear on its rows (a SwiGLU
+    expert's gate and up projections share them), after a 40 µs read of its token count."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=900.0):
+        t = gpu_free = t0 + 10
+        for rows in rows_of_expert:
+            b.runtime(SYNC_NAME, t, max(gpu_free - t, 0.0) + 5)
+            t = max(t, gpu_free) + 10
+            for _ in range(projections):
+                args = {"Input Dims": [[rows, 1024], [2048, 1024], []], "Input type": [sc.BF16] * 2}
+                start = max(t + 4, gpu_free)
+                launch(b, t, start, 30.0, name="aten::linear", kernel=sc.BF16_GEMM, op_args=args)
+                gpu_free, t = start + 30.0, t + 12
+    return b
+
+
+@pytest.mark.parametrize(
+    ("rows", "projections", "fires"),
+    [
+        ([700, 310, 520, 150, 880, 260], 2, True),  # gate and up on each expert's rows
+        ([700, 310, 520, 150, 880, 260], 1, True),
+        ([512, 512, 128, 128, 512, 512], 1, False),  # two row counts: an encoder and a decoder
+        ([700, 310, 520], 2, False),  # three row counts: fewer than min_groups_count
+    ],
+)
+def test_expert_loop_needs_a_weight_at_many_row_counts(rows, projections, fires):
+    codes = {f.code for f in diagnose([load(_expert_loop_trace(rows, projections))]).findings}
+    assert ("expert-loop" in codes) is fires
