@@ -1458,24 +1458,32 @@ HOLDOUT24: tuple[Scenario, ...] = (
 # Rules: each run is healthy. A run whose GPU is busy under 80% of the synchronised step may have
 # host_bound and launch_overhead; fusion is allowed where torch.compile(model) measures >= 10%
 # faster (compile_savings.py --model-only, after capture). Any other finding >= medium is a false
-# alarm. The labels below are the rules' outcome, set from the measurements before scoring.
+# alarm. The labels below are the rules' outcome, set from the measurements (H200, twentieth
+# session) before scoring.
 HOLDOUT25: tuple[Scenario, ...] = (
     Scenario(
         "pythia_grad_accum_healthy",
         "HF GPT-NeoX (Pythia-160M sizes) training, 4 accumulated micro-batches of 8 x 512 tokens, "
         "BF16 autocast, clip_grad_norm_, fused AdamW, cosine schedule",
-        {"healthy": HEALTHY},
+        # measured (H200, twentieth session): 133.97 ms a step, GPU busy 68.60 (51%): host_bound
+        # and launch_overhead allowed; torch.compile(model) measured 112.05 -> 63.18 ms (43.6%):
+        # fusion allowed
+        {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
     Scenario(
         "caformer_healthy",
         "timm CAFormer-S18 training, batch 128, BF16 + channels_last, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 77.74 ms a step, GPU busy 76.58 (99%); torch.compile(model) measured 77.75 ->
+        # 31.82 ms (59.1%): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "deberta_v3_healthy",
         "HF DeBERTa-v3 (base sizes) classifier training, 16 x 512 tokens, BF16 autocast, fused "
         "AdamW",
-        {"healthy": HEALTHY},
+        # measured: 77.36 ms a step, GPU busy 70.25 (91%); torch.compile(model) measured 78.39 ->
+        # 57.11 ms (27.1%, one graph break): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
 )
 
@@ -1676,4 +1684,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     # twentieth session, H200
     "qwen3_moe_experts/fixed": (56.6,),
     "moe_split_loop/fixed": (8.0,),
+    "pythia_grad_accum_healthy/healthy": (43.6,),
+    "caformer_healthy/healthy": (59.1,),
+    "deberta_v3_healthy/healthy": (27.1,),
 }
