@@ -1487,6 +1487,36 @@ HOLDOUT25: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 26 (2026-11-26, twentieth session), rules written and committed before any of them ran
+# on a GPU, after expert-loop was made stricter (groups adding up to a router's top-k of the
+# step's tokens): two more MoE stacks no rule was written from, one of them inference only.
+# - qwen2_moe_eval_experts: HF Qwen2-MoE (8 routed experts of 704, top-2, and a shared expert
+#   of 2816 beside them), a forward pass over 8 x 1024 tokens under torch.inference_mode, BF16:
+#   the eager experts loop vs grouped_mm.
+# - olmoe_experts: HF OLMoE (32 experts of 512, top-4) trained in BF16 with fused AdamW, 8 x 1024
+#   tokens: the eager experts loop vs grouped_mm.
+# Rules, as holdout 24's: if the fixed run measures >= 10% saving (the capture's sidecars) and
+# its trace runs aten::_grouped_mm, the bad run's diagnosis is host_bound, sync_stall,
+# launch_overhead or small_batch, its predicted saving the top finding's share; healthy
+# otherwise. The fixed runs are healthy. A run whose GPU is busy under 80% of the synchronised
+# step may have host_bound and launch_overhead; fusion is allowed where torch.compile(model)
+# measures >= 10% faster on the fixed run (on the bad run as on the fixed one). The labels below
+# are the rules' outcome, set from the measurements before scoring.
+HOLDOUT26: tuple[Scenario, ...] = (
+    Scenario(
+        "qwen2_moe_eval_experts",
+        "HF Qwen2-MoE (config: 8 x 1024, 8 experts of 704 top-2 + a shared expert) forward pass "
+        "over 8 x 1024 tokens in inference mode, BF16: the eager experts loop vs grouped_mm",
+        {"bad": Run(MOE_LOOP), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "olmoe_experts",
+        "HF OLMoE (config: 8 x 1024, 32 experts of 512, top-4) training in BF16, 8 x 1024 tokens: "
+        "the eager experts loop vs grouped_mm",
+        {"bad": Run(MOE_LOOP), "fixed": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1580,6 +1610,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT23
     + HOLDOUT24
     + HOLDOUT25
+    + HOLDOUT26
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1575,10 +1575,11 @@ def convnext_channels_last(variant: str) -> Built:
 # ---- holdout 12 ---------------------------------------------------------------------------------
 
 
-def _hf_moe_experts(model_cls, cfg, variant: str, config: dict) -> Built:
-    """An HF mixture-of-experts causal LM built from `cfg`, trained in BF16 weights with fused
-    AdamW on 8 x 1024 tokens: transformers' eager experts backend (variant "bad": a Python loop
-    over the experts the router picked, reading each one's token indices from the GPU) vs
+def _hf_moe_experts(model_cls, cfg, variant: str, config: dict, inference: bool = False) -> Built:
+    """An HF mixture-of-experts causal LM built from `cfg`, in BF16 weights on 8 x 1024 tokens,
+    trained with fused AdamW (inference: a forward pass under torch.inference_mode, in eval
+    mode): transformers' eager experts backend (variant "bad": a Python loop over the experts
+    the router picked, reading each one's token indices from the GPU) vs
     experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
     torch = _torch()
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
@@ -1588,9 +1589,18 @@ def _hf_moe_experts(model_cls, cfg, variant: str, config: dict) -> Built:
         # forward, and _from_config sets it on the object it is given (a shared one let the
         # eager FLOP twin, built second, switch the grouped_mm model back to the loop)
         model = model_cls._from_config(copy.deepcopy(cfg), experts_implementation=impl)
+        assert getattr(model.config, "_experts_implementation", impl) == impl
         model = model.to(torch.bfloat16).cuda()
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
         run = _as_run(torch, model)
+        if inference:
+            model.eval()
+
+            def forward():
+                with torch.inference_mode():
+                    run(input_ids=ids)
+
+            return forward
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
 
         def step():
             loss = run(input_ids=ids, labels=ids).loss
@@ -1602,7 +1612,8 @@ def _hf_moe_experts(model_cls, cfg, variant: str, config: dict) -> Built:
 
     impl = "grouped_mm" if variant == "fixed" else "eager"
     config = {**config, "tokens": 8 * 1024}
-    config |= {"dtype": "bf16 weights", "optimizer": "AdamW(fused)", "experts": impl}
+    config |= {"dtype": "bf16 weights", "experts": impl}
+    config |= {"mode": "inference"} if inference else {"optimizer": "AdamW(fused)"}
     if impl == "eager":
         return Built(train_step(impl), 8, config)
     # FlopCounterMode has no formula for aten::_grouped_mm: count the eager backend on the same
@@ -2786,6 +2797,54 @@ def deberta_v3_healthy(variant: str) -> Built:
     return Built(step, 16, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
 
 
+# ---- holdout 26 ---------------------------------------------------------------------------------
+
+
+def qwen2_moe_eval_experts(variant: str) -> Built:
+    """HF Qwen2-MoE (config: 8 layers x 1024, 8 routed experts of width 704, top-2, and a shared
+    expert of width 2816 beside them) in inference: a forward pass over 8 x 1024 tokens under
+    torch.inference_mode, BF16 weights: the eager experts loop vs grouped_mm."""
+    from transformers import Qwen2MoeConfig, Qwen2MoeForCausalLM
+
+    cfg = Qwen2MoeConfig(
+        hidden_size=1024,
+        intermediate_size=2816,
+        moe_intermediate_size=704,
+        shared_expert_intermediate_size=2816,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        num_experts=8,
+        num_experts_per_tok=2,
+        decoder_sparse_step=1,
+        mlp_only_layers=[],
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    config = {"model": "qwen2-moe 8x1024 (config), 8 experts of 704 top-2 + shared expert"}
+    return _hf_moe_experts(Qwen2MoeForCausalLM, cfg, variant, config, inference=True)
+
+
+def olmoe_experts(variant: str) -> Built:
+    """HF OLMoE (config: 8 layers x 1024, 32 experts of width 512, top-4) trained in BF16
+    weights with fused AdamW, 8 x 1024 tokens: the eager experts loop vs grouped_mm."""
+    from transformers import OlmoeConfig, OlmoeForCausalLM
+
+    cfg = OlmoeConfig(
+        hidden_size=1024,
+        intermediate_size=512,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        num_experts=32,
+        num_experts_per_tok=4,
+        vocab_size=32000,
+        max_position_embeddings=2048,
+    )
+    config = {"model": "olmoe 8x1024 (config), 32 experts of 512 top-4"}
+    return _hf_moe_experts(OlmoeForCausalLM, cfg, variant, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2883,6 +2942,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         pythia_grad_accum_healthy,
         caformer_healthy,
         deberta_v3_healthy,
+        qwen2_moe_eval_experts,
+        olmoe_experts,
     )
 }
 
