@@ -827,32 +827,91 @@ def test_gpu_idle_leaves_kernel_switch_gaps_out_of_its_promise():
     assert f is not None and f.evidence["kernel_switch_gaps_per_step"] <= 1
 
 
-def _expert_loop_trace(rows_of_expert: list[int], projections: int) -> TraceBuilder:
-    """One MoE layer per step: per expert, `projections` aten::linear on its rows (a SwiGLU
-    expert's gate and up projections share them), after a 40 µs read of its token count."""
+def _expert_loop_trace(
+    rows_of_expert: list[int],
+    projections: int,
+    tokens: int | None = None,
+    dense: list[tuple[int, tuple[int, int]]] = (),
+    backward: bool = False,
+) -> TraceBuilder:
+    """One MoE layer per step: a router (aten::linear of `tokens` rows, by default half the
+    experts' rows: top-2), then per expert a 40 µs read of its token count and `projections`
+    aten::linear on its rows (a SwiGLU expert's gate and up projections share them), then the
+    `dense` products (rows, weight). backward: each forward product carries a sequence number
+    and an autograd-engine node with the same number runs it back on another thread."""
     b = TraceBuilder()
+    tokens = tokens if tokens is not None else sum(rows_of_expert) // 2
+    seq = iter(range(1000, 100000))
     for t0 in steps(b, cpu_us=900.0):
         t = gpu_free = t0 + 10
-        for rows in rows_of_expert:
-            b.runtime(SYNC_NAME, t, max(gpu_free - t, 0.0) + 5)
-            t = max(t, gpu_free) + 10
-            for _ in range(projections):
-                args = {"Input Dims": [[rows, 1024], [2048, 1024], []], "Input type": [sc.BF16] * 2}
-                start = max(t + 4, gpu_free)
-                launch(b, t, start, 30.0, name="aten::linear", kernel=sc.BF16_GEMM, op_args=args)
-                gpu_free, t = start + 30.0, t + 12
+        products = [(tokens, (8, 1024))]
+        products += [(r, (2048, 1024)) for r in rows_of_expert for _ in range(projections)]
+        numbers = []
+        for i, (rows, weight) in enumerate(products + list(dense)):
+            if 0 < i <= len(products) - 1 and (i - 1) % projections == 0:
+                b.runtime(SYNC_NAME, t, max(gpu_free - t, 0.0) + 5)
+                t = max(t, gpu_free) + 10
+            numbers.append(next(seq))
+            args = {
+                "Input Dims": [[rows, weight[1]], list(weight), []],
+                "Input type": [sc.BF16] * 2,
+                "Sequence number": numbers[-1],
+            }
+            start = max(t + 4, gpu_free)
+            launch(b, t, start, 30.0, name="aten::linear", kernel=sc.BF16_GEMM, op_args=args)
+            gpu_free, t = start + 30.0, t + 12
+        if backward:
+            for number in reversed(numbers):
+                name = "autograd::engine::evaluate_function: MmBackward0"
+                b.cpu_op(name, t, 8.0, tid=2, args={"Sequence number": number})
+                t += 10
     return b
+
+
+EXPERT_ROWS = [700, 310, 520, 150, 880, 260]
 
 
 @pytest.mark.parametrize(
     ("rows", "projections", "fires"),
     [
-        ([700, 310, 520, 150, 880, 260], 2, True),  # gate and up on each expert's rows
-        ([700, 310, 520, 150, 880, 260], 1, True),
+        (EXPERT_ROWS, 2, True),  # gate and up on each expert's rows
+        (EXPERT_ROWS, 1, True),
         ([512, 512, 128, 128, 512, 512], 1, False),  # two row counts: an encoder and a decoder
         ([700, 310, 520], 2, False),  # three row counts: fewer than min_groups_count
+        ([300] * 6 + [700, 310, 520, 150], 1, False),  # one row count in more than half
     ],
 )
 def test_expert_loop_needs_a_weight_at_many_row_counts(rows, projections, fires):
-    codes = {f.code for f in diagnose([load(_expert_loop_trace(rows, projections))]).findings}
-    assert ("expert-loop" in codes) is fires
+    f = finding(diagnose([load(_expert_loop_trace(rows, projections))]), "expert-loop")
+    assert (f is not None) is fires
+    if fires:
+        assert f.evidence["loops_per_step"] == 1
+        assert f.evidence["looped_matmuls_per_step"] == len(rows) * projections
+
+
+def test_expert_loop_needs_groups_a_router_could_make():
+    # the same groups, but the step's dense row count (the router's) divides none of their sums:
+    # micro-batches padded to different lengths, or a ViT dropping tokens, not experts
+    trace = _expert_loop_trace(EXPERT_ROWS, 1, tokens=1000)
+    assert finding(diagnose([load(trace)]), "expert-loop") is None
+
+
+def test_expert_loop_leaves_out_dense_products_of_an_experts_shape():
+    # attention's projections can share an expert's weight shape: at the dense row count they
+    # are no group, and the loop still ends before them
+    tokens = sum(EXPERT_ROWS) // 2
+    trace = _expert_loop_trace(EXPERT_ROWS, 1, dense=[(tokens, (2048, 1024))] * 4)
+    f = finding(diagnose([load(trace)]), "expert-loop")
+    assert f.evidence["rows_max"] == max(EXPERT_ROWS) < tokens
+    assert f.evidence["looped_matmuls_per_step"] == len(EXPERT_ROWS)
+
+
+def test_expert_loop_counts_the_backward_nodes_of_its_forward_ops():
+    without = finding(diagnose([load(_expert_loop_trace(EXPERT_ROWS, 1))]), "expert-loop")
+    with_bw = finding(
+        diagnose([load(_expert_loop_trace(EXPERT_ROWS, 1, backward=True))]), "expert-loop"
+    )
+    assert without.evidence["backward_nodes_matched_per_step"] == 0
+    # the experts' products but the first (the span starts at it; its number is in range too)
+    assert with_bw.evidence["backward_nodes_matched_per_step"] == len(EXPERT_ROWS)
+    assert with_bw.evidence["loop_ops_per_step"] > without.evidence["loop_ops_per_step"]
