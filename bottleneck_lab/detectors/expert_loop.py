@@ -264,7 +264,7 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence = {
         "op": pd.Series(names).value_counts().index[0],  # the looped product, as Perfetto names it
         "looped_matmuls_per_step": round(len(calls) / n, 1),
-        "weight_shapes": [list(w) for w in weights[:6]],
+        "weight_shapes": [f"{w[0]} x {w[1]}" for w in weights[:6]],  # the operand as recorded
         "rows_min": int(calls["rows"].min()),
         "rows_max": int(calls["rows"].max()),
         "loops_per_step": round(len(loops) / n, 1),
