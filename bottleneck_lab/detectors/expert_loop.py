@@ -32,7 +32,7 @@ import pandas as pd
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
-from ..trace.frame import name_mask
+from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
 from ._common import cost, when
 from ._examples import BF16, BF16_GEMM, launch, steps
@@ -59,35 +59,6 @@ class Config:
     min_share_pct: float = 3.0
 
 
-def _flag_below(frame: TraceFrame, marks: np.ndarray) -> np.ndarray:
-    """For each CPU op, whether an op above it (an ancestor) is marked."""
-    ops = frame.cpu_ops
-    parent = ops["parent"].to_numpy()
-    depth = ops["depth"].to_numpy()
-    below = np.zeros(len(ops), dtype=bool)
-    for d in range(1, int(depth.max(initial=0)) + 1):
-        at = np.flatnonzero(depth == d)
-        p = parent[at]
-        ok = p >= 0
-        below[at[ok]] = below[p[ok]] | marks[p[ok]]
-    return below
-
-
-def _engine_node_of(frame: TraceFrame, is_node: np.ndarray) -> np.ndarray:
-    """For each CPU op, the row of the autograd-engine node it runs under (itself if it is one),
-    or -1: the backward work of one forward op."""
-    ops = frame.cpu_ops
-    parent = ops["parent"].to_numpy()
-    depth = ops["depth"].to_numpy()
-    node = np.where(is_node, np.arange(len(ops)), -1)
-    for d in range(1, int(depth.max(initial=0)) + 1):
-        at = np.flatnonzero((depth == d) & ~is_node)
-        p = parent[at]
-        ok = p >= 0
-        node[at[ok]] = node[p[ok]]
-    return node
-
-
 def _in_steps(frame: TraceFrame) -> np.ndarray:
     """Mask over CPU ops: the launching process's ops inside the steps (what
     facts.ops_in_steps counts)."""
@@ -103,7 +74,8 @@ def _forward_matmuls(frame: TraceFrame, is_node: np.ndarray) -> pd.DataFrame:
     with its thread, start, row count (rows) and weight shape (weight)."""
     ops = frame.cpu_ops
     is_mm = ops["name"].isin(list(MATMUL_INPUTS)).to_numpy()
-    above = _flag_below(frame, is_mm | is_node)
+    parent = ops["parent"].to_numpy()
+    above = nearest_ancestor(parent, parent, is_mm | is_node) >= 0
     rows = np.flatnonzero(is_mm & ~above & ~is_node & _in_steps(frame))
     names = ops["name"].astype(object).to_numpy()
     all_dims = ops["input_dims"].to_numpy()
@@ -192,7 +164,8 @@ def _loop_ops(frame: TraceFrame, loops: list[pd.DataFrame], is_node: np.ndarray)
     ts, end = ops["ts"].to_numpy(), ops["end"].to_numpy()
     tid = ops["tid"].to_numpy()
     seq = ops["seq"].to_numpy() if "seq" in ops else np.full(len(ops), -1)
-    node_of = _engine_node_of(frame, is_node)
+    # the autograd-engine node each op runs under (itself if it is one): one forward op's backward
+    node_of = nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), is_node)
     counted = _in_steps(frame)
     forward_ops = np.flatnonzero(counted & (node_of < 0))
     by_thread = {}
@@ -207,7 +180,7 @@ def _loop_ops(frame: TraceFrame, loops: list[pd.DataFrame], is_node: np.ndarray)
         lo, hi = np.searchsorted(starts, [ts[first], end[last]], side="left")
         n = int(run["rows"].nunique())
         forward += float(hi - lo) * n / max(n - 1, 1)
-        spans.append((float(ts[first]), float(end[last]), len(run)))
+        spans.append((float(ts[first]), float(end[last])))
         numbered = seqs[lo:hi][seqs[lo:hi] >= 0]
         if len(numbered):
             ranges.append((int(numbered.min()), int(numbered.max())))
@@ -252,8 +225,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if share < cfg.min_share_pct:
         return []
     calls = pd.concat(loops)
-    starts = np.array([s for s, _, _ in found["spans"]])
-    ends = np.array([e for _, e, _ in found["spans"]])
+    starts, ends = np.array(found["spans"]).T
     syncs = facts.sync_calls(frame)
     sync_ts = np.sort(syncs["ts"].to_numpy()) if len(syncs) else np.zeros(0)
     in_loops = int(
