@@ -1631,15 +1631,9 @@ def mixtral_moe_experts(variant: str) -> Built:
     from transformers import MixtralConfig, MixtralForCausalLM
 
     cfg = MixtralConfig(
-        hidden_size=1024,
-        intermediate_size=1792,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,
+        **{**DECODER_8X1024, "intermediate_size": 1792},
         num_local_experts=8,
         num_experts_per_tok=2,
-        vocab_size=32000,
-        max_position_embeddings=2048,
     )
     config = {"model": "mixtral 8x1024 (config), 8 experts top-2"}
     return _hf_moe_experts(MixtralForCausalLM, cfg, variant, config)
@@ -2620,22 +2614,16 @@ def qwen3_moe_experts(variant: str) -> Built:
     experts_implementation="grouped_mm"."""
     from transformers import Qwen3MoeConfig, Qwen3MoeForCausalLM
 
+    # DECODER_8X1024 has no grouped-query attention: with 4 key/value heads the first capture
+    # failed in FlopCounterMode's SDPA formula
     cfg = Qwen3MoeConfig(
-        hidden_size=1024,
-        intermediate_size=2816,
+        **DECODER_8X1024,
         moe_intermediate_size=512,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        # no grouped-query attention: FlopCounterMode's SDPA formula rejects 16 query heads
-        # against 4 key/value heads (the first capture failed on it)
-        num_key_value_heads=16,
         head_dim=64,
         num_experts=16,
         num_experts_per_tok=4,
         decoder_sparse_step=1,
         mlp_only_layers=[],
-        vocab_size=32000,
-        max_position_embeddings=2048,
     )
     config = {"model": "qwen3-moe 8x1024 (config), 16 experts of 512, top-4"}
     return _hf_moe_experts(Qwen3MoeForCausalLM, cfg, variant, config)
@@ -2807,19 +2795,13 @@ def qwen2_moe_eval_experts(variant: str) -> Built:
     from transformers import Qwen2MoeConfig, Qwen2MoeForCausalLM
 
     cfg = Qwen2MoeConfig(
-        hidden_size=1024,
-        intermediate_size=2816,
+        **DECODER_8X1024,
         moe_intermediate_size=704,
         shared_expert_intermediate_size=2816,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,
         num_experts=8,
         num_experts_per_tok=2,
         decoder_sparse_step=1,
         mlp_only_layers=[],
-        vocab_size=32000,
-        max_position_embeddings=2048,
     )
     config = {"model": "qwen2-moe 8x1024 (config), 8 experts of 704 top-2 + shared expert"}
     return _hf_moe_experts(Qwen2MoeForCausalLM, cfg, variant, config, inference=True)
@@ -2831,15 +2813,9 @@ def olmoe_experts(variant: str) -> Built:
     from transformers import OlmoeConfig, OlmoeForCausalLM
 
     cfg = OlmoeConfig(
-        hidden_size=1024,
-        intermediate_size=512,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,
+        **{**DECODER_8X1024, "intermediate_size": 512},
         num_experts=32,
         num_experts_per_tok=4,
-        vocab_size=32000,
-        max_position_embeddings=2048,
     )
     config = {"model": "olmoe 8x1024 (config), 32 experts of 512 top-4"}
     return _hf_moe_experts(OlmoeForCausalLM, cfg, variant, config)
