@@ -2,6 +2,7 @@
 
     python benchmarks/accuracy.py                 # table on stdout
     python benchmarks/accuracy.py --json out.json # also the rows as JSON
+    python benchmarks/accuracy.py --no-shapes     # as if captured without record_shapes=True
 
 For each run (labels in benchmarks/zoo/labels.py, traces in traces/zoo and traces/h100):
   top ok       the first finding of severity >= medium has one of the labelled top kinds
@@ -97,10 +98,21 @@ class PairScore:
     error_points: float | None
 
 
-def score_run(scenario: labels.Scenario, variant: str, root: Path | None = None) -> RunScore:
+def without_shapes(frames: list) -> list:
+    """The frames as a capture without record_shapes=True gives them: no input dims, types or
+    concrete inputs on any op."""
+    for f in frames:
+        f.cpu_ops[["input_dims", "input_type", "concrete_inputs"]] = None
+    return frames
+
+
+def score_run(
+    scenario: labels.Scenario, variant: str, root: Path | None = None, shapes: bool = True
+) -> RunScore:
     label = scenario.runs[variant]
     path = trace_path(scenario, variant, root)
-    d = diagnose(load_trace(path), path=str(path))
+    frames = load_trace(path)
+    d = diagnose(frames if shapes else without_shapes(frames), path=str(path))
     serious = [f for f in d.findings if f.severity in SERIOUS]
     top = serious[0] if serious else None
     if label.healthy:
@@ -154,12 +166,19 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--only", default=None, help="comma-separated scenario names")
+    p.add_argument(
+        "--no-shapes", action="store_true", help="drop recorded shapes before the analysis"
+    )
     args = p.parse_args()
     chosen = [s for s in labels.ALL if not args.only or s.name in args.only.split(",")]
     runs: list[RunScore] = []
     pairs: list[PairScore] = []
     for s in chosen:
-        scored = {v: score_run(s, v) for v in s.runs if trace_path(s, v).exists()}
+        scored = {
+            v: score_run(s, v, shapes=not args.no_shapes)
+            for v in s.runs
+            if trace_path(s, v).exists()
+        }
         runs += scored.values()
         if s.is_pair and "bad" in scored and "fixed" in scored:
             pairs.append(score_pair(s, scored["bad"]))

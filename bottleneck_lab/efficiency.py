@@ -12,8 +12,16 @@ import numpy as np
 import pandas as pd
 
 from . import facts
+from .flops.models import memory_bound_category
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
-from .op_flops import _cache, _flop_owner, compute_ops, matrix_owner, op_costs
+from .op_flops import (
+    _cache,
+    _flop_owner,
+    compute_ops,
+    kernel_dtype_by_name,
+    matrix_owner,
+    op_costs,
+)
 from .trace import TraceFrame
 from .trace.frame import name_mask, nearest_ancestor
 
@@ -327,9 +335,18 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
         (g["kind"] == "kernel") & (g["step"] >= 0),
         ["ts", "end", "dur", "name", "op", "stream", "step", "device"],
     ].copy()
-    oc = op_costs(frame)
-    mb = oc.loc[oc["category"].isin(("elementwise", "norm", "other")) & (oc["bytes"] > 0)]
     ops = frame.cpu_ops
+    oc = op_costs(frame)
+    shaped = bool(len(oc))
+    if not shaped:  # no recorded shapes: the ops by name, their bytes unknown
+        category = ops["name"].map(memory_bound_category)
+        rows = np.flatnonzero(category.notna().to_numpy() & (ops["step"].to_numpy() >= 0))
+        oc = pd.DataFrame(
+            {"row": rows, "bytes": np.nan, "dtype": None, "category": category.to_numpy()[rows]}
+        )
+    mb = oc.loc[
+        oc["category"].isin(("elementwise", "norm", "other")) & ((oc["bytes"] > 0) | ~shaped)
+    ]
     # a fused optimizer op outside an Optimizer.step span is still the optimizer's
     fused_opt = name_mask(ops["name"], r"^aten::_fused_(?!rms_norm)")
     mb = mb.loc[~fused_opt[mb["row"].to_numpy(dtype=np.int64)]]
@@ -351,5 +368,7 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
     )
     k["dtype"] = pd.Series(mb["dtype"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
     k["category"] = pd.Series(mb["category"].to_numpy(), index=rows).reindex(k["owner"]).to_numpy()
+    if not shaped:  # the dtype its kernel's name says
+        k["dtype"] = kernel_dtype_by_name(k["name"])
     c["memory_bound"] = k
     return k

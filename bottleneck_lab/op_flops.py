@@ -11,12 +11,26 @@ import numpy as np
 import pandas as pd
 
 from .device import sm_count
-from .flops.models import COMPUTE_CATEGORIES, counted_op_costs
+from .flops.models import COMPUTE_CATEGORIES, MATRIX_OPS, counted_op_costs
 from .trace import TraceFrame
 from .trace.frame import name_mask, nearest_ancestor
 
 # Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS/cuDNN naming).
 TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
+
+# The precision a kernel computes in, as its name says (cuBLAS and cuBLASLt's nvjet, CUTLASS,
+# cuDNN, xformers' fmha, PyTorch's templated kernels), for traces without recorded shapes. Tried
+# in this order: "bf16" holds "f16", and half-precision kernels name the FP32 they accumulate in
+# ("bf16f32_f32", "<__nv_bfloat16, __nv_bfloat16, float>"). AMD's Tensile names are not read.
+KERNEL_DTYPES = (
+    ("bf16", re.compile(r"bf16|bfloat16|nvjet_sm\d+_tst_", re.IGNORECASE)),
+    (
+        "fp16",
+        re.compile(r"f16|__half|c10::Half|nvjet_sm\d+_hsh_|h884|h1688|h16816|hmma", re.IGNORECASE),
+    ),
+    ("tf32", TF32_KERNEL),
+    ("fp32", re.compile(r"sgemm|scudnn|ffma|f32f32_f32f32|_f32_|\bfloat\b", re.IGNORECASE)),
+)
 
 
 def _cache(frame: TraceFrame) -> dict:
@@ -110,6 +124,33 @@ def compute_ops(frame: TraceFrame) -> pd.DataFrame:
         ops.loc[is_tf32 & (ops["dtype"] == "fp32").to_numpy(), "dtype"] = "tf32"
     c["compute"] = ops
     return ops
+
+
+def kernel_dtype_by_name(names: pd.Series) -> np.ndarray:
+    """Per kernel name, the precision it names (KERNEL_DTYPES), None where it names none."""
+    out = np.full(len(names), None, dtype=object)
+    for dtype, pattern in reversed(KERNEL_DTYPES):  # the earlier pattern wins
+        out[name_mask(names, pattern)] = dtype
+    return out
+
+
+def named_matrix_kernels(frame: TraceFrame) -> pd.DataFrame:
+    """Kernels inside the steps that a matrix op (flops.models.MATRIX_OPS, known by name alone)
+    launched, directly or through child ops, for traces without recorded shapes: `owner` (that
+    op's row) and `dtype`, the precision most of that op's kernel time names
+    (kernel_dtype_by_name), so a TF32 convolution's FP32 helper kernels count as TF32, as its
+    recorded input type would make them; NaN where none of its kernels names one."""
+    g = frame.gpu_ops
+    k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0), ["name", "dur", "step", "device", "op"]]
+    is_matrix = frame.cpu_ops["name"].isin(MATRIX_OPS).to_numpy()
+    owner = nearest_ancestor(frame.cpu_ops["parent"].to_numpy(), k["op"].to_numpy(), is_matrix)
+    k = k.drop(columns="op").assign(owner=owner).loc[owner >= 0]
+    named = pd.DataFrame(
+        {"owner": k["owner"].to_numpy(), "dtype": kernel_dtype_by_name(k["name"]), "dur": k["dur"]}
+    ).dropna(subset=["dtype"])
+    time = named.groupby(["owner", "dtype"])["dur"].sum().reset_index().sort_values("dur")
+    major = time.drop_duplicates("owner", keep="last").set_index("owner")["dtype"]
+    return k.assign(dtype=k["owner"].map(major))
 
 
 def matrix_owner(frame: TraceFrame) -> np.ndarray:

@@ -16,6 +16,10 @@ saves it only down to the host's own work (taken at its slowest plausible speed)
 syncs make the host and the GPU take turns, only what a replay of the step with shorter kernels
 gives. Where the host's real speed, which the profiler hides, would change the answer by 10
 points or more, the title gives the saving at its typical speed too.
+Without recorded shapes (record_shapes=False) the same estimate reads the precision from kernel
+names (sgemm/ffma/"float" is FP32, tf32/s1688 TF32, bf16/f16 half) under ops known by name to be
+matrix and elementwise work, and takes an FP32 kernel's FLOPs as its time at the share of the
+FP32 peak such kernels reach (0.65); the evidence's flops_source says which.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import pandas as pd
 from .. import facts, replay
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..efficiency import compute_ops, device_peak, kernel_flops, memory_bound_kernels
+from ..op_flops import named_matrix_kernels
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ..trace.synth import TraceBuilder
@@ -37,7 +42,7 @@ from ._examples import BF16, BF16_GEMM, STEPS, launch, mm_args
 
 CODE = "precision"
 KIND = "precision"
-REQUIRES = {"kernels", "steps", "shapes"}
+REQUIRES = {"kernels", "steps"}
 
 # Names of kernels that use tensor cores (for the evidence), old and new naming; xmma/sm80_
 # kernels are tensor-core kernels unless their name says FFMA/SIMT (plain FP32 on CUDA cores).
@@ -75,6 +80,11 @@ BATCH_NORM = re.compile(r"^aten::(native_|cudnn_|miopen_)?batch_norm$")
 # benchmarks/precision_kernels.py`). At the full peak, precision had promised GPU time savings
 # up to 14 ms a step larger than measured (DeiT-S, Swin-T, GPT-2).
 HALF_PEAK_REACHED = 0.4
+# The share of the datasheet's FP32 peak that plain-FP32 (SIMT) matmul and convolution kernels
+# reach: 0.28 to 0.96, median 0.65, over the FP32 runs of twelve of those pairs (`python
+# benchmarks/precision_kernels.py`). Used only where a trace has no recorded shapes: their FLOPs
+# are then their time at this rate.
+FP32_PEAK_REACHED = 0.65
 
 
 # Below min_share_pct at the host's slowest plausible speed, the finding is still reported (low)
@@ -124,22 +134,41 @@ def _activations_stay_fp32(frame: TraceFrame) -> bool:
     return int(name_mask(names, FP32_NORM).sum()) > int(name_mask(names, BATCH_NORM).sum())
 
 
-def detect(frame: TraceFrame, cfg: Config):
+def _matrix_kernels(frame: TraceFrame, peak) -> tuple[pd.DataFrame, pd.Series]:
+    """The steps' matrix kernels (name, dur, step, dtype, flops) and the matrix FLOPs by dtype:
+    from recorded shapes (efficiency.kernel_flops), else estimated from kernel names and times
+    (op_flops.named_matrix_kernels): a kernel's time at the share of its dtype's peak such
+    kernels reach (FP32_PEAK_REACHED, HALF_PEAK_REACHED; TF32 taken as half precision)."""
     ops = compute_ops(frame)
-    if not len(ops):
+    if len(ops):
+        k = kernel_flops(frame)
+        return k.loc[(k["flops"] > 0) & (k["step"] >= 0)], ops.groupby("dtype")["flops"].sum()
+    k = named_matrix_kernels(frame).dropna(subset=["dtype"])
+    if peak is None or not len(k):
+        return k.iloc[:0].assign(flops=0.0), pd.Series(dtype=float)
+    rate = {d: (peak.peak_for(d) or 0.0) * HALF_PEAK_REACHED for d in k["dtype"].unique()}
+    rate["fp32"] = (peak.peak_for("fp32") or 0.0) * FP32_PEAK_REACHED
+    k = k.assign(flops=k["dur"] * k["dtype"].map(rate).fillna(0.0) * 1e6)
+    return k, k.groupby("dtype")["flops"].sum()
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    peak = device_peak(frame)
+    k, flops_by_dtype = _matrix_kernels(frame, peak)
+    if not len(k):
         return []
-    total_flops = float(ops["flops"].sum())
-    fp32_flops = float(ops.loc[ops["dtype"].isin(FP32), "flops"].sum())
+    shaped = bool(len(compute_ops(frame)))
+    total_flops = float(flops_by_dtype.sum())
+    fp32_flops = float(flops_by_dtype[flops_by_dtype.index.isin(FP32)].sum())
     fp32_pct = 100.0 * fp32_flops / total_flops if total_flops else 0.0
-    k = kernel_flops(frame)
-    k = k.loc[(k["flops"] > 0) & (k["step"] >= 0)]
     is_tc = name_mask(k["name"], TENSOR_CORE_KERNEL)
     is_tf32 = (k["dtype"] == "tf32").to_numpy()  # efficiency.compute_ops tells TF32 by kernel name
     fp32 = k["dtype"].isin(FP32).to_numpy()
     n_steps = max(len(frame.steps), 1)
     time_by_dtype = k.groupby("dtype")["dur"].sum()
-    flops_by_dtype = ops.groupby("dtype")["flops"].sum()
     evidence = {
+        # without recorded shapes, FLOPs are kernel time at the share of peak such kernels reach
+        "flops_source": "recorded shapes" if shaped else "kernel names and times (no shapes)",
         "flops_by_dtype_per_step": {
             d: float(f"{v / n_steps:.4g}") for d, v in flops_by_dtype.items()
         },
@@ -170,7 +199,6 @@ def detect(frame: TraceFrame, cfg: Config):
                 )
             ]
         return []
-    peak = device_peak(frame)
     props = frame.device_props(facts.main_device(frame)) or {}
     major = props.get("computeMajor", 0) or 0
     target = "bf16" if major >= 8 or peak is None or peak.peak_for("bf16") else "fp16"
@@ -236,14 +264,15 @@ def detect(frame: TraceFrame, cfg: Config):
             f"could save ~{share:.0f}% of the step with the host at its slowest plausible "
             f"speed, ~{upper:.0f}% at its typical speed (the profiler hides which)"
         )
+    flops = "FLOPs" if shaped else "FLOPs (told by kernel names: no recorded shapes)"
     if tf32_share >= 0.5:  # already on tensor cores: a smaller, surer-to-be-overestimated win
         severity = SEVERITIES[max(SEVERITIES.index(severity) - 1, 0)]
         title = (
-            f"{fp32_pct:.0f}% of FLOPs in FP32 running as TF32; {target.upper()} autocast {saves}"
+            f"{fp32_pct:.0f}% of {flops} in FP32 running as TF32; {target.upper()} autocast {saves}"
         )
     else:
         title = (
-            f"{fp32_pct:.0f}% of FLOPs run in plain FP32 (no tensor cores); {target.upper()} "
+            f"{fp32_pct:.0f}% of {flops} run in plain FP32 (no tensor cores); {target.upper()} "
             f"autocast {saves}"
         )
     evidence["target_dtype"] = target

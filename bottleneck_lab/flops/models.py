@@ -63,10 +63,12 @@ __all__ = [
     "CATEGORIES",
     "COMPUTE_CATEGORIES",
     "FlopTotals",
+    "MATRIX_OPS",
     "OpCost",
     "OpRecord",
     "count_step_flops",
     "counted_op_costs",
+    "memory_bound_category",
     "op_cost",
 ]
 
@@ -98,6 +100,45 @@ for _name in _ELEMENTWISE_FLOPS:
         _OPS["_foreach_" + _variant] = lambda a, b=_name: _foreach_cost(a, b)
 for _name in _SOFTMAX | _REDUCTIONS:
     _OPS[_name] = lambda a, b=_name: _bytes_only_cost(a, b)
+
+# The category op_cost gives elementwise, normalisation and bytes-only ops, by name alone (a
+# trace without recorded shapes). Batch norm in eval mode, "elementwise" from its shapes, is
+# "norm" here.
+_MEMORY_BOUND_CATEGORY = {
+    **{
+        f"aten::{prefix}{name}{suffix}": "elementwise"
+        for name in _ELEMENTWISE_FLOPS
+        for prefix in ("", "_foreach_")
+        for suffix in ("", "_")
+    },
+    **{"aten::" + name: "norm" for name in _NORM_SPECS},
+    **{"aten::" + name: "other" for name in _SOFTMAX | _REDUCTIONS},
+}
+
+
+def memory_bound_category(name: str) -> str | None:
+    """The category ("elementwise", "norm" or "other") of an op op_cost models as memory-bound
+    work, None for any other op."""
+    return _MEMORY_BOUND_CATEGORY.get(name)
+
+
+# The ops whose kernels do matmul, convolution or attention work, by name: a trace without
+# recorded shapes still names them, so their kernels are known to be matrix work.
+MATRIX_OPS = frozenset(
+    "aten::" + name
+    for name in (
+        "mm",
+        "addmm",
+        "bmm",
+        "baddbmm",
+        "_scaled_mm",
+        "_grouped_mm",
+        "_scaled_grouped_mm",
+        "convolution_backward",
+        *_CONV_SPECS,
+        *_ATTENTION_SPECS,
+    )
+)
 
 
 def op_cost(
