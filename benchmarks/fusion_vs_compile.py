@@ -1,6 +1,7 @@
 """Fusion's promise against what torch.compile(model) measured, on every run where it was measured.
 
     python benchmarks/fusion_vs_compile.py > benchmarks/fusion_vs_compile.txt
+    python benchmarks/fusion_vs_compile.py --no-shapes   # as if captured without record_shapes
 
 The fusion finding names torch.compile as its fix, so its share_pct is a promise about what
 compiling the model saves. labels.COMPILE_SAVING_PCT holds each measurement (1 - compiled/eager
@@ -13,6 +14,7 @@ the others, whether any got a fusion finding of severity >= medium (that would b
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -27,14 +29,20 @@ from bottleneck_lab.analyze import diagnose  # noqa: E402
 from bottleneck_lab.trace.load import load_trace  # noqa: E402
 
 
-def fusion_promise(path: Path) -> tuple[str, float]:
+def fusion_promise(path: Path, shapes: bool = True) -> tuple[str, float]:
     """The fusion finding's severity and share_pct ("-" and 0.0 where there is none)."""
-    d = diagnose(load_trace(path), path=str(path))
+    frames = load_trace(path)
+    d = diagnose(frames if shapes else accuracy.without_shapes(frames), path=str(path))
     f = next((f for f in d.findings if f.kind == "fusion"), None)
     return (f.severity, float(f.share_pct or 0.0)) if f else ("-", 0.0)
 
 
 def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--no-shapes", action="store_true", help="drop recorded shapes before the analysis"
+    )
+    args = p.parse_args()
     print(
         f"{'run':<40}{'compile measured %':<22}{'median':>7}{'fusion':>9}{'promise':>9}{'error':>7}"
     )
@@ -44,7 +52,7 @@ def main() -> int:
         path = accuracy.trace_path(labels.BY_NAME[name], variant)
         if not path.exists():
             continue
-        severity, share = fusion_promise(path)
+        severity, share = fusion_promise(path, shapes=not args.no_shapes)
         median = statistics.median(measured)
         error = share - median
         print(

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from . import facts
-from .flops.models import memory_bound_category
 from .flops.peaks import DevicePeak, match_device, override_peak, ridge_point
 from .op_flops import (
     _cache,
@@ -20,6 +19,7 @@ from .op_flops import (
     compute_ops,
     kernel_dtype_by_name,
     matrix_owner,
+    named_memory_bound_ops,
     op_costs,
 )
 from .trace import TraceFrame
@@ -339,11 +339,7 @@ def memory_bound_kernels(frame: TraceFrame) -> pd.DataFrame:
     oc = op_costs(frame)
     shaped = bool(len(oc))
     if not shaped:  # no recorded shapes: the ops by name, their bytes unknown
-        category = ops["name"].map(memory_bound_category)
-        rows = np.flatnonzero(category.notna().to_numpy() & (ops["step"].to_numpy() >= 0))
-        oc = pd.DataFrame(
-            {"row": rows, "bytes": np.nan, "dtype": None, "category": category.to_numpy()[rows]}
-        )
+        oc = named_memory_bound_ops(frame).assign(bytes=np.nan, dtype=None)
     mb = oc.loc[
         oc["category"].isin(("elementwise", "norm", "other")) & ((oc["bytes"] > 0) | ~shaped)
     ]

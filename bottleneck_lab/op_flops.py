@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 
 from .device import sm_count
-from .flops.models import COMPUTE_CATEGORIES, MATRIX_OPS, counted_op_costs
+from .flops.models import (
+    BATCH_NORM_OPS,
+    COMPUTE_CATEGORIES,
+    MATRIX_OPS,
+    counted_op_costs,
+    memory_bound_category,
+)
 from .trace import TraceFrame
 from .trace.frame import name_mask, nearest_ancestor
 
@@ -151,6 +157,47 @@ def named_matrix_kernels(frame: TraceFrame) -> pd.DataFrame:
     time = named.groupby(["owner", "dtype"])["dur"].sum().reset_index().sort_values("dur")
     major = time.drop_duplicates("owner", keep="last").set_index("owner")["dtype"]
     return k.assign(dtype=k["owner"].map(major))
+
+
+def named_memory_bound_ops(frame: TraceFrame) -> pd.DataFrame:
+    """For a trace without recorded shapes: the elementwise, norm and bytes-only ops inside the
+    steps that op_costs would count (row, category), told by name
+    (flops.models.memory_bound_category) and nesting, by counted_op_costs' rule: an op counts
+    only where no other costed op runs inside it and it runs inside no matrix op and no batch
+    norm op (autocast's cast inside aten::layer_norm is counted, not the norm; the bias copy_
+    inside aten::addmm is the addmm's); a batch norm op counts where no batch norm op runs inside
+    it and it runs inside no matrix op."""
+    ops = frame.cpu_ops
+    names = ops["name"]
+    category = names.map(memory_bound_category).to_numpy(dtype=object)
+    matrix = names.isin(MATRIX_OPS).to_numpy()
+    batch_norm = names.isin(BATCH_NORM_OPS).to_numpy()
+    costed = pd.notna(category) | matrix
+    parent = ops["parent"].to_numpy()
+    has_cost_inside = _any_inside(parent, ops["depth"].to_numpy(), costed)
+    has_batch_norm_inside = _any_inside(parent, ops["depth"].to_numpy(), batch_norm)
+    inside_matrix = nearest_ancestor(parent, parent, matrix) >= 0
+    inside_batch_norm = nearest_ancestor(parent, parent, batch_norm) >= 0
+    keep = np.where(
+        batch_norm,
+        ~has_batch_norm_inside & ~inside_matrix,
+        ~has_cost_inside & ~inside_matrix & ~inside_batch_norm,
+    )
+    rows = np.flatnonzero(keep & costed & ~matrix & (ops["step"].to_numpy() >= 0))
+    return pd.DataFrame({"row": rows, "category": category[rows]})
+
+
+def _any_inside(parent: np.ndarray, depth: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """For each cpu_op, whether an op below it (a child, a child's child ...) is in `mask`.
+    One vectorised step per level of nesting, deepest first."""
+    below = np.zeros(len(parent), dtype=bool)
+    order = np.argsort(-depth, kind="stable")
+    levels = np.flatnonzero(np.r_[True, depth[order][1:] != depth[order][:-1], True])
+    for start, end in zip(levels[:-1], levels[1:]):
+        rows = order[start:end]
+        up = parent[rows[mask[rows] | below[rows]]]
+        below[up[up >= 0]] = True
+    return below
 
 
 def matrix_owner(frame: TraceFrame) -> np.ndarray:

@@ -33,7 +33,7 @@ def launch(
     kernel_ts: float,
     kernel_dur: float,
     *,
-    name: str = "aten::mul",
+    name: str = "aten::linear",
     kernel: str = "vectorized_elementwise_kernel",
     grid: tuple = FULL_GRID,
     op_us: float = 8.0,

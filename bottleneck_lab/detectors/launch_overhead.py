@@ -209,5 +209,5 @@ def example(bad: bool, optimizer: bool = False) -> TraceBuilder:
             tiny_kernels(b, t0, FULL_GRID)
         else:
             for i in range(TINY_KERNELS):
-                launch(b, t0 + i, t0 + 10 + i * 10, 10, name="aten::add", op_us=1)
+                launch(b, t0 + i, t0 + 10 + i * 10, 10, op_us=1)
     return b

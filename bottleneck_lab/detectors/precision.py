@@ -42,7 +42,7 @@ from ._examples import BF16, BF16_GEMM, STEPS, launch, mm_args
 
 CODE = "precision"
 KIND = "precision"
-REQUIRES = {"kernels", "steps"}
+REQUIRES = {"kernels", "steps", "cpu_ops"}
 
 # Names of kernels that use tensor cores (for the evidence), old and new naming; xmma/sm80_
 # kernels are tensor-core kernels unless their name says FFMA/SIMT (plain FP32 on CUDA cores).

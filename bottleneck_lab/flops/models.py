@@ -60,6 +60,8 @@ from .matmul import _gemm_cost, _grouped_mm_cost
 from .norm import _NORM_SPECS, _norm_cost
 
 __all__ = [
+    "ATTENTION_OPS",
+    "BATCH_NORM_OPS",
     "CATEGORIES",
     "COMPUTE_CATEGORIES",
     "FlopTotals",
@@ -121,6 +123,9 @@ def memory_bound_category(name: str) -> str | None:
     work, None for any other op."""
     return _MEMORY_BOUND_CATEGORY.get(name)
 
+
+# The attention ops (fused SDPA and its flash, memory-efficient and cuDNN kernels' ops), by name.
+ATTENTION_OPS = frozenset("aten::" + name for name in _ATTENTION_SPECS)
 
 # The ops whose kernels do matmul, convolution or attention work, by name: a trace without
 # recorded shapes still names them, so their kernels are known to be matrix work.
@@ -198,6 +203,7 @@ def _number(value: Any) -> float:
 # Batch norm ops copy their running statistics in child ops (aten::copy_ of C floats in eval
 # mode): bookkeeping inside one kernel's op, which must not hide the op's own cost.
 _BATCH_NORM_OPS = frozenset(f"aten::{name}" for name in _NORM_SPECS if "batch_norm" in name)
+BATCH_NORM_OPS = _BATCH_NORM_OPS
 
 
 def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:

@@ -110,7 +110,7 @@ def mixed(n_steps: int = STEPS) -> TraceBuilder:
         launch(b, t0 + 1062, t0 + 1070, 30, kernel="gemm_k4")
         for j in range(10):
             t = t0 + 1100 + j * TINY_PERIOD_US
-            launch(b, t, t + 7, 2, name="aten::add")
+            launch(b, t, t + 7, 2)
         launch(b, t0 + 1200, t0 + 1210, 90, kernel="gemm_k5")
         launch(b, t0 + 1202, t0 + 1420, 80, kernel="gemm_k6")
     return b

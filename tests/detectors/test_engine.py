@@ -191,7 +191,7 @@ def test_cpu_only_trace_skips_every_detector_that_needs_kernels():
 @pytest.mark.parametrize(
     ("scenario", "code", "label"),
     [
-        ("gpu-idle", "unfused-elementwise", "recorded shapes (record_shapes=True)"),
+        ("gpu-idle", "expert-loop", "recorded shapes (record_shapes=True)"),
         ("gpu-idle", "communication", "NCCL kernels"),
         ("gpu-idle", "data-loading", "DataLoader spans"),
     ],

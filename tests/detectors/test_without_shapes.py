@@ -1,5 +1,6 @@
 """Traces captured without record_shapes=True: precision reads the precision from kernel names
-(op_flops.kernel_dtype_by_name) and must promise what it promises with the shapes."""
+(op_flops.kernel_dtype_by_name), fusion takes a kernel's time for its bytes, and both must
+promise what they promise with the shapes."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ import pytest
 from conftest import EXTERNAL_TRACES, REPO
 
 from bottleneck_lab.analyze import diagnose
-from bottleneck_lab.detectors import precision
+from bottleneck_lab.detectors import fusion, precision
 from bottleneck_lab.efficiency import kernel_flops, memory_bound_kernels
-from bottleneck_lab.op_flops import kernel_dtype_by_name, named_matrix_kernels
+from bottleneck_lab.op_flops import (
+    kernel_dtype_by_name,
+    named_matrix_kernels,
+    named_memory_bound_ops,
+    op_costs,
+)
 from bottleneck_lab.trace.load import load_frame
 
 ZOO = REPO / "traces" / "zoo"
@@ -51,6 +57,17 @@ def _frames(run: str):
     return shaped, bare
 
 
+def _found_both_ways(detector, run: str):
+    """The detector's one finding on the run with its shapes and without, the latter saying it
+    had none, at the same severity."""
+    shaped, bare = _frames(run)
+    (with_shapes,) = detector.detect(shaped, detector.Config())
+    (without,) = detector.detect(bare, detector.Config())
+    assert "no recorded shapes" in without.title
+    assert without.severity == with_shapes.severity
+    return with_shapes, without
+
+
 # FP32 runs: plain FP32 matmuls in a LayerNorm transformer (Swin-T), TF32 convolutions in a
 # BatchNorm CNN whose activations BF16 halves (ResNet-50), plain FP32 in an HF decoder (GPT-2)
 @pytest.mark.parametrize(
@@ -58,13 +75,9 @@ def _frames(run: str):
     ["swin_t_fp32_precision/bad", "resnet50_precision/bad", "gpt2_fp32_precision/bad"],
 )
 def test_precision_without_shapes_promises_what_it_does_with_them(run):
-    shaped, bare = _frames(run)
-    (with_shapes,) = precision.detect(shaped, precision.Config())
-    (without,) = precision.detect(bare, precision.Config())
+    with_shapes, without = _found_both_ways(precision, run)
     assert with_shapes.evidence["flops_source"] == "recorded shapes"
     assert without.evidence["flops_source"].startswith("kernel names")
-    assert "no recorded shapes" in without.title
-    assert without.severity == with_shapes.severity
     saved = [f.evidence["gpu_time_saved_us_per_step"] for f in (with_shapes, without)]
     assert saved[1] == pytest.approx(saved[0], rel=0.1)
     assert without.share_pct == pytest.approx(with_shapes.share_pct, abs=3.0)
@@ -111,3 +124,35 @@ def test_the_fp32_v100_cnn_without_shapes_is_told_to_use_fp16():
     assert f.evidence["flops_source"].startswith("kernel names")
     assert f.evidence["fp32_flops_pct"] >= 90.0
     assert "GradScaler" in f.fix
+
+
+def test_memory_bound_ops_by_name_are_the_ones_the_shapes_count():
+    """named_memory_bound_ops follows counted_op_costs' nesting rule: under autocast the cast
+    inside aten::layer_norm counts, not the norm (ViT-B/16 in BF16)."""
+    shaped, bare = _frames("vit_b16_healthy/healthy")
+    oc = op_costs(shaped)
+    recorded = oc.loc[oc["category"].isin(("elementwise", "norm", "other")) & (oc["bytes"] > 0)]
+    named = named_memory_bound_ops(bare)
+    assert set(recorded["row"]) <= set(named["row"])
+    extra = sorted(set(named["row"]) - set(recorded["row"]))
+    # only the optimizer's foreach ops, which memory_bound_kernels leaves out
+    assert {str(n) for n in bare.cpu_ops["name"].to_numpy()[extra]} == {"aten::_foreach_add_"}
+    categories = dict(zip(named["row"], named["category"]))
+    assert all(categories[r] == c for r, c in zip(recorded["row"], recorded["category"]))
+
+
+# Eager runs whose fusion finding (torch.compile measured 31-50% on them) rests on chains
+# (GPT-2's tanh GELU), layout copies (Swin-T's window partition) and chains beside fused
+# attention (Llama's RoPE)
+@pytest.mark.parametrize(
+    "run", ["gpt2_gelu_fusion/bad", "swin_t_compile/bad", "llama_compile/bad", "t5_compile/bad"]
+)
+def test_fusion_without_shapes_promises_what_it_does_with_them(run):
+    with_shapes, without = _found_both_ways(fusion, run)
+    assert with_shapes.evidence["bytes_source"] == "recorded shapes"
+    assert without.evidence["bytes_source"].startswith("kernel time")
+    assert without.evidence["bytes_moved_per_step"] is None
+    assert without.share_pct == pytest.approx(with_shapes.share_pct, abs=3.0)
+    # layout copies told by PyTorch's same-dtype copy kernel, attention by its ops' names
+    for key in ("layout_copy_us_per_step", "attention_us_per_step"):
+        assert without.evidence[key] == with_shapes.evidence[key]
