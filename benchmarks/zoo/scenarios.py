@@ -2927,10 +2927,13 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
 # ---- running ------------------------------------------------------------------------------------
 
 
-def run_one(name: str, variant: str, out: Path, compile_model: bool = False) -> None:
+def run_one(
+    name: str, variant: str, out: Path, compile_model: bool = False, shapes: bool = True
+) -> None:
     """Capture one run. compile_model: the step calls torch.compile(model) (COMPILE_MODEL), is
     compiled before the capture, and its FLOPs are not counted (FlopCounterMode's global module
-    hooks made Dynamo fall back to eager for the whole capture: no Triton kernel ran)."""
+    hooks made Dynamo fall back to eager for the whole capture: no Triton kernel ran). shapes:
+    record_shapes (off: a trace as captured without it, for study, not the zoo)."""
     from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
 
     global COMPILE_MODEL
@@ -2940,6 +2943,7 @@ def run_one(name: str, variant: str, out: Path, compile_model: bool = False) -> 
         for _ in range(3):
             built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
+    settings = replace(settings, record_shapes=shapes)
     timing = (
         TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0)
         if built.quick
@@ -2973,9 +2977,14 @@ def main() -> int:
         action="store_true",
         help="with --one: capture the run with torch.compile(model), for study (not the zoo)",
     )
+    p.add_argument(
+        "--no-shapes",
+        action="store_true",
+        help="capture without record_shapes, for study (not the zoo)",
+    )
     args = p.parse_args()
     if args.one:
-        run_one(args.one, args.variant, args.out, args.compile_model)
+        run_one(args.one, args.variant, args.out, args.compile_model, not args.no_shapes)
         sys.stdout.flush()
         os._exit(0)  # persistent DataLoader workers otherwise hold the exit for seconds each
     names = args.only.split(",") if args.only else list(BUILDERS)
@@ -2994,6 +3003,7 @@ def main() -> int:
                         variant,
                         "--out",
                         str(args.out),
+                        *(["--no-shapes"] if args.no_shapes else []),
                     ],
                     timeout=args.timeout,
                     capture_output=True,
