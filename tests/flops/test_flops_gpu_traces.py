@@ -22,6 +22,11 @@ def sidecar(trace: Path) -> dict:
     return json.loads(trace.with_name(trace.name.replace(".json.gz", ".meta.json")).read_text())
 
 
+def recorded_shapes(meta: dict) -> bool:
+    """Whether the capture recorded shapes (traces/noshapes/ did not)."""
+    return meta.get("profiler", {}).get("record_shapes", True)
+
+
 # Compiled steps are captured without FlopCounterMode (its global module hooks make Dynamo
 # recompile or run eagerly): their count is the eager run of the same model, batch and step.
 EAGER_TWIN = {"gpt2_compiled_train/healthy": "gpt2_eager_attention/fixed"}
@@ -50,7 +55,8 @@ def test_trace_flops_match_flopcountermode(trace):
     if "flops_per_step" not in meta:
         pytest.skip("not a capture() run: no FlopCounterMode count (cold_start profiles 3 steps)")
     summary = diagnose(load_trace(trace), path=str(trace)).summary
-    if meta["config"].get("cuda_graph"):
+    if meta["config"].get("cuda_graph") or not recorded_shapes(meta):
+        # a graph replay shows no ops; without record_shapes no op has the shapes to count
         assert summary.flops_per_step is None and summary.mfu_pct is None
         return
     meta = counted(trace, meta)
@@ -105,6 +111,8 @@ def test_achieved_tflops_without_the_profiler_track_the_synchronised_step(trace)
     step_s = meta.get("step_time_ms", {}).get("median", 0) * 1e-3  # this run's, not a twin's
     if "flops_per_step" not in meta or meta["config"].get("cuda_graph"):
         pytest.skip("no FlopCounterMode count, or a CUDA-graph replay the trace shows no ops of")
+    if not recorded_shapes(meta):
+        pytest.skip("captured without record_shapes (traces/noshapes): no FLOPs in the trace")
     meta = counted(trace, meta)
     summary = diagnose(load_trace(trace), path=str(trace)).summary
     # Against the FLOPs over the synchronised step measured outside the profiler, the figure
