@@ -19,7 +19,7 @@ from .flops.models import (
     memory_bound_category,
 )
 from .trace import TraceFrame
-from .trace.frame import name_mask, nearest_ancestor
+from .trace.frame import any_below, name_mask, nearest_ancestor
 
 # Kernel names that say an FP32 op ran on tensor cores in TF32 (cuBLAS/CUTLASS/cuDNN naming).
 TF32_KERNEL = re.compile(r"tf32|s1688|s16816|tensorop_s|_f32f32_tf32", re.IGNORECASE)
@@ -174,8 +174,8 @@ def named_memory_bound_ops(frame: TraceFrame) -> pd.DataFrame:
     batch_norm = names.isin(BATCH_NORM_OPS).to_numpy()
     costed = pd.notna(category) | matrix
     parent = ops["parent"].to_numpy()
-    has_cost_inside = _any_inside(parent, ops["depth"].to_numpy(), costed)
-    has_batch_norm_inside = _any_inside(parent, ops["depth"].to_numpy(), batch_norm)
+    has_cost_inside = any_below(parent, ops["depth"].to_numpy(), costed)
+    has_batch_norm_inside = any_below(parent, ops["depth"].to_numpy(), batch_norm)
     inside_matrix = nearest_ancestor(parent, parent, matrix) >= 0
     inside_batch_norm = nearest_ancestor(parent, parent, batch_norm) >= 0
     keep = np.where(
@@ -185,19 +185,6 @@ def named_memory_bound_ops(frame: TraceFrame) -> pd.DataFrame:
     )
     rows = np.flatnonzero(keep & costed & ~matrix & (ops["step"].to_numpy() >= 0))
     return pd.DataFrame({"row": rows, "category": category[rows]})
-
-
-def _any_inside(parent: np.ndarray, depth: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """For each cpu_op, whether an op below it (a child, a child's child ...) is in `mask`.
-    One vectorised step per level of nesting, deepest first."""
-    below = np.zeros(len(parent), dtype=bool)
-    order = np.argsort(-depth, kind="stable")
-    levels = np.flatnonzero(np.r_[True, depth[order][1:] != depth[order][:-1], True])
-    for start, end in zip(levels[:-1], levels[1:]):
-        rows = order[start:end]
-        up = parent[rows[mask[rows] | below[rows]]]
-        below[up[up >= 0]] = True
-    return below
 
 
 def matrix_owner(frame: TraceFrame) -> np.ndarray:

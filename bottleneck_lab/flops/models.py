@@ -77,7 +77,7 @@ __all__ = [
 
 # --- dispatch ------------------------------------------------------------------------------------
 
-_OPS: dict[str, Callable[[_Args], OpCost | None]] = {
+_GEMM_OPS: dict[str, Callable[[_Args], OpCost | None]] = {
     "mm": lambda a: _gemm_cost(a, 0, batched=False),
     "addmm": lambda a: _gemm_cost(a, 1, batched=False),
     "bmm": lambda a: _gemm_cost(a, 0, batched=True),
@@ -85,6 +85,9 @@ _OPS: dict[str, Callable[[_Args], OpCost | None]] = {
     "_scaled_mm": lambda a: _gemm_cost(a, 0, batched=False, out_dtype_idx=6),
     "_grouped_mm": lambda a: _grouped_mm_cost(a, offs_idx=2),
     "_scaled_grouped_mm": lambda a: _grouped_mm_cost(a, offs_idx=4),
+}
+_OPS: dict[str, Callable[[_Args], OpCost | None]] = {
+    **_GEMM_OPS,
     "convolution_backward": _conv_backward_cost,
     "_fused_adam_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),
     "_fused_adamw_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),
@@ -131,18 +134,7 @@ ATTENTION_OPS = frozenset("aten::" + name for name in _ATTENTION_SPECS)
 # recorded shapes still names them, so their kernels are known to be matrix work.
 MATRIX_OPS = frozenset(
     "aten::" + name
-    for name in (
-        "mm",
-        "addmm",
-        "bmm",
-        "baddbmm",
-        "_scaled_mm",
-        "_grouped_mm",
-        "_scaled_grouped_mm",
-        "convolution_backward",
-        *_CONV_SPECS,
-        *_ATTENTION_SPECS,
-    )
+    for name in (*_GEMM_OPS, "convolution_backward", *_CONV_SPECS, *_ATTENTION_SPECS)
 )
 
 
@@ -202,8 +194,7 @@ def _number(value: Any) -> float:
 
 # Batch norm ops copy their running statistics in child ops (aten::copy_ of C floats in eval
 # mode): bookkeeping inside one kernel's op, which must not hide the op's own cost.
-_BATCH_NORM_OPS = frozenset(f"aten::{name}" for name in _NORM_SPECS if "batch_norm" in name)
-BATCH_NORM_OPS = _BATCH_NORM_OPS
+BATCH_NORM_OPS = frozenset(f"aten::{name}" for name in _NORM_SPECS if "batch_norm" in name)
 
 
 def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
@@ -232,7 +223,7 @@ def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
         ):
             costs[i] = None
     compute = [c is not None and c.category in COMPUTE_CATEGORIES and c.flops > 0 for c in costs]
-    batch_norm = [c is not None and op[0] in _BATCH_NORM_OPS for c, op in zip(costs, ops)]
+    batch_norm = [c is not None and op[0] in BATCH_NORM_OPS for c, op in zip(costs, ops)]
     has_compute_inside = [False] * len(ops)
     has_batch_norm_inside = [False] * len(ops)
     has_cost_inside = [False] * len(ops)

@@ -293,6 +293,19 @@ def nearest_ancestor(parent: np.ndarray, start: np.ndarray, is_target: np.ndarra
     return out
 
 
+def any_below(parent: np.ndarray, depth: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """For each cpu_op, whether an op below it (a child, a child's child ...) is in `mask`.
+    One vectorised step per level of nesting, deepest first."""
+    below = np.zeros(len(parent), dtype=bool)
+    order = np.argsort(-depth, kind="stable")
+    levels = np.flatnonzero(np.r_[True, depth[order][1:] != depth[order][:-1], True])
+    for start, end in zip(levels[:-1], levels[1:]):
+        rows = order[start:end]
+        up = parent[rows[mask[rows] | below[rows]]]
+        below[up[up >= 0]] = True
+    return below
+
+
 def _follow(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
     """values[rows] where rows >= 0, else -1 (safe when `values` is empty)."""
     out = np.full(len(rows), -1, dtype=np.int64)
