@@ -1526,6 +1526,61 @@ HOLDOUT26: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 27 (2026-11-26, twenty-second session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups: a hybrid CNN/transformer at 256
+# pixels, an LLM prefill in inference, a training step replayed as CUDA graphs, a retrieval
+# encoder called once per sentence, and FP32 inference of a large ViT.
+# - mobilevit_healthy: timm MobileViT-S training, batch 128 at 256 x 256, BF16 + channels_last,
+#   fused AdamW.
+# - mistral_prefill_healthy: HF Mistral (config: 8 x 1024) forward over 4 x 2048 tokens in
+#   inference mode, BF16 weights.
+# - gpt2_reduce_overhead_healthy: HF GPT-2 (124M) training on 8 x 512 tokens, BF16 autocast,
+#   fused AdamW, torch.compile(model, mode="reduce-overhead").
+# - bert_per_sample_embed: HF BERT-base encoder embedding 64 sentences of 128 tokens, one call
+#   per sentence (bad) vs one call of 64 (fixed).
+# - vit_l_fp32_inference: torchvision ViT-L/16 inference on 64 images, FP32 default flags (bad)
+#   vs BF16 autocast (fixed).
+# Rules: the healthy runs are healthy. bert_per_sample_embed: if the fixed run measures >= 10%
+# saving (the capture's sidecars), the bad run's diagnosis is small_batch, launch_overhead or
+# host_bound, its predicted saving the top finding's share; healthy otherwise.
+# vit_l_fp32_inference: if the fixed run measures >= 10% saving, the bad run's diagnosis is
+# precision; healthy otherwise. The fixed runs are healthy. On every run: a run whose GPU is busy
+# under 80% of the synchronised step may have host_bound and launch_overhead; fusion is allowed
+# where torch.compile(model) measures >= 10% faster (compile_savings.py --model-only, after
+# capture; never on the run already compiled). Any other finding >= medium is a false alarm. The
+# labels below are the rules' outcome, set from the measurements before scoring.
+HOLDOUT27: tuple[Scenario, ...] = (
+    Scenario(
+        "mobilevit_healthy",
+        "timm MobileViT-S training, batch 128 at 256 x 256, BF16 + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "mistral_prefill_healthy",
+        "HF Mistral (config: 8 x 1024) forward over 4 x 2048 tokens in inference mode, BF16 "
+        "weights",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_reduce_overhead_healthy",
+        "HF GPT-2 (124M) training, 8 x 512 tokens, BF16 autocast, fused AdamW, "
+        "torch.compile(model, mode='reduce-overhead')",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bert_per_sample_embed",
+        "HF BERT-base encoder embedding 64 sentences of 128 tokens, BF16 autocast, inference: "
+        "one call per sentence vs one call of 64",
+        {"bad": Run(_k("small_batch", "launch_overhead", "host_bound")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "vit_l_fp32_inference",
+        "torchvision ViT-L/16 inference on 64 images: FP32 default flags vs BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1620,6 +1675,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT24
     + HOLDOUT25
     + HOLDOUT26
+    + HOLDOUT27
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2821,6 +2821,103 @@ def olmoe_experts(variant: str) -> Built:
     return _hf_moe_experts(OlmoeForCausalLM, cfg, variant, config)
 
 
+# ---- holdout 27 ---------------------------------------------------------------------------------
+
+
+def mobilevit_healthy(variant: str) -> Built:
+    """timm MobileViT-S (MobileNetV2 blocks, then transformer blocks over unfolded patches)
+    trained on 256 x 256 images, batch 128, BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("mobilevit_s", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 256, 256, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "timm mobilevit_s", "image": 256, "autocast": "bf16"}
+    return Built(step, 128, {**config, "channels_last": True, "optimizer": "AdamW(fused)"})
+
+
+def mistral_prefill_healthy(variant: str) -> Built:
+    """HF Mistral (config: 8 layers x 1024, SwiGLU 2816, 16 heads, sliding window 4096) in
+    inference: one forward pass over 4 x 2048 tokens (a prefill) under torch.inference_mode, BF16
+    weights, SDPA attention."""
+    torch = _torch()
+    from transformers import MistralConfig, MistralForCausalLM
+
+    cfg = MistralConfig(**{**DECODER_8X1024, "max_position_embeddings": 4096}, sliding_window=4096)
+    model = MistralForCausalLM(cfg).to(torch.bfloat16).cuda().eval()
+    ids = torch.randint(0, cfg.vocab_size, (4, 2048), device="cuda")
+    run = _as_run(torch, model)
+    step = _inference_step(torch, run, input_ids=ids)
+    config = {"model": "mistral 8x1024 (config)", "tokens": "4 x 2048", "dtype": "bf16 weights"}
+    return Built(step, 4, {**config, "mode": "inference", "attention": "sdpa"}, timed_steps=10)
+
+
+def gpt2_reduce_overhead_healthy(variant: str) -> Built:
+    """HF GPT-2 (124M) training on 8 x 512 tokens, BF16 autocast, fused AdamW, the model under
+    torch.compile(mode="reduce-overhead"): its forward and backward replay as CUDA graphs."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model, mode="reduce-overhead")
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    config = {"model": "gpt2-124M", "tokens": 8 * 512, "autocast": "bf16"}
+    return _compiled_for_capture(
+        torch, step, 8, {**config, "optimizer": "AdamW(fused)", "compile": "reduce-overhead"}
+    )
+
+
+def bert_per_sample_embed(variant: str) -> Built:
+    """HF BERT-base encoder (BertModel) embedding 64 sentences of 128 tokens for retrieval, BF16
+    autocast, inference mode: one sentence at a time in a Python loop (bad, as code written for
+    one query ends up called per item) vs the 64 as one batch (fixed). Same work per step."""
+    torch = _torch()
+    from transformers import BertConfig, BertModel
+
+    model = BertModel(BertConfig()).cuda().eval()
+    ids = torch.randint(0, 30522, (64, 128), device="cuda")
+    run = _as_run(torch, model)
+
+    def embed_each():
+        return [run(input_ids=ids[i : i + 1]).last_hidden_state[:, 0] for i in range(len(ids))]
+
+    def embed_batch():
+        return run(input_ids=ids).last_hidden_state[:, 0]
+
+    step = _inference_step(torch, embed_each if variant == "bad" else embed_batch)
+    how = "one sentence per call, 64 calls" if variant == "bad" else "one call of 64"
+    config = {"model": "bert-base encoder (config)", "sentences": "64 x 128 tokens", "calls": how}
+    return Built(step, 64, {**config, "autocast": "bf16", "mode": "inference"}, timed_steps=10)
+
+
+def vit_l_fp32_inference(variant: str) -> Built:
+    """torchvision ViT-L/16 inference on 64 images of 224 x 224: default flags (FP32, matmuls
+    without TF32) vs BF16 autocast."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.vit_l_16(weights=None).cuda().eval()
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    run = _as_run(torch, model)
+    bf16 = variant == "fixed"
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+            run(x)
+
+    config = {
+        "model": "torchvision vit_l_16",
+        "mode": "inference",
+        "autocast": "bf16" if bf16 else None,
+    }
+    config["matmul_allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
+    return Built(step, 64, config, timed_steps=10)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -2920,6 +3017,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         deberta_v3_healthy,
         qwen2_moe_eval_experts,
         olmoe_experts,
+        mobilevit_healthy,
+        mistral_prefill_healthy,
+        gpt2_reduce_overhead_healthy,
+        bert_per_sample_embed,
+        vit_l_fp32_inference,
     )
 }
 
