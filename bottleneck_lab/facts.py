@@ -754,14 +754,29 @@ def slowed_host_us(frame: TraceFrame) -> float:
     return float(gaps["slowed_us"].sum()) if len(gaps) else 0.0
 
 
-def step_time_without_profiler_us(frame: TraceFrame) -> float:
+def step_time_without_profiler_us(frame: TraceFrame, profiler_share: float | None = None) -> float:
     """The median over steps of each step less the idle in it that only the profiler's host
-    cost made. Step by step, not the median step less the mean: one step the profiler held up
-    (timm ConvNeXt-S, checkpointed: 372 ms against 203 and 190, a 186 ms host stall in one op)
-    took the others' estimate to 94 ms where 130 was measured without the profiler."""
+    cost made (at PROFILER_SHARE_OF_HOST_OP unless `profiler_share` is given). Step by step, not
+    the median step less the mean: one step the profiler held up (timm ConvNeXt-S, checkpointed:
+    372 ms against 203 and 190, a 186 ms host stall in one op) took the others' estimate to 94 ms
+    where 130 was measured without the profiler."""
     s = frame.steps
     gaps = idle_gaps(frame)
-    added = (gaps["profiler_us"] + gaps["slowed_us"]).groupby(gaps["step"]).sum()
+    profiler = gaps["profiler_us"]
+    if profiler_share is not None and len(gaps):
+        dur = gaps["dur"].to_numpy() - gaps["slowed_us"].to_numpy()
+        x = profiler_share / PROFILER_SHARE_OF_HOST_OP
+        profiler = pd.Series(
+            _profiler_us_of_gaps(
+                dur,
+                gaps["cause"].to_numpy(),
+                gaps["in_startup"].to_numpy(dtype=bool),
+                gaps["in_round_trip"].to_numpy(dtype=bool),
+                x * profiler_us_per_op(frame) * ops_in_steps(frame),
+            ),
+            index=gaps.index,
+        )
+    added = (profiler + gaps["slowed_us"]).groupby(gaps["step"]).sum()
     added = added.reindex(s["step"].to_numpy(), fill_value=0.0)
     return float(np.median(s["dur"].to_numpy() - added.to_numpy()))
 
@@ -869,7 +884,9 @@ def _dataloader_us(frame: TraceFrame) -> float:
     )
 
 
-def host_dispatch_us(frame: TraceFrame) -> float:
+def host_dispatch_us(
+    frame: TraceFrame, profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW
+) -> float:
     """The host's work per step that issuing GPU work costs (Python, dispatch, launches): what
     capturing the step in a CUDA graph removes. The host's work less the time it spent loading
     data, the idle it caused doing other work (host_bound) and its work on a tensor between the
@@ -878,7 +895,7 @@ def host_dispatch_us(frame: TraceFrame) -> float:
     gaps = idle_gaps(frame)
     trips = float(gaps.loc[gaps["in_round_trip"].to_numpy(dtype=bool), "exposed_us"].sum())
     other = (_dataloader_us(frame) + idle_by_owner(frame)["host_bound"] + trips) / n
-    return max(host_time_us(frame) - other, 0.0)
+    return max(host_time_us(frame, profiler_share) - other, 0.0)
 
 
 def step_saving_us(
@@ -886,13 +903,15 @@ def step_saving_us(
     gpu_saving_us: float,
     host_saving_us: float = 0.0,
     profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW,
+    step_us: float | None = None,
 ) -> float:
     """What a fix that removes `gpu_saving_us` of GPU time and `host_saving_us` of host time per
-    step saves of the step: the step is at least the longer of the host's work (host_time_us at
-    `profiler_share`) and the GPU's, so GPU time saved on a host-bound step is mostly not step
-    time saved (measured: BF16 autocast on the sync demo's host-bound fixed run made it 12.5%
-    slower, where GPU time alone promised 58%)."""
-    step = step_time_without_profiler_us(frame)
+    step saves of the step (`step_us`, the step without the profiler unless given): the step is
+    at least the longer of the host's work (host_time_us at `profiler_share`) and the GPU's, so
+    GPU time saved on a host-bound step is mostly not step time saved (measured: BF16 autocast
+    on the sync demo's host-bound fixed run made it 12.5% slower, where GPU time alone promised
+    58%)."""
+    step = step_time_without_profiler_us(frame) if step_us is None else step_us
     host = host_time_us(frame, profiler_share)
     after = max(host - host_saving_us, gpu_time_us(frame) - gpu_saving_us, 0.0)
     return float(min(max(step - after, 0.0), gpu_saving_us + host_saving_us))
