@@ -176,11 +176,6 @@ RECAPTURE_WRONG = {
     "the same step took 49.95 ms synchronised (40.7 to 60.3 over its blocks) around the same 30 "
     "ms of kernels, so the GPU idled 39% of it, which the zoo's later rule (GPU busy under 80% of "
     "the synchronised step) would label host_bound-allowed",
-    ("effnetv2_eval_host_preds", "fixed"): "launch_overhead medium 10.9%, which its label "
-    "(written for the first capture: 17.15 ms of kernels in an 18.53 ms synchronised step) does "
-    "not allow; in this lease the fixed run took 26.31 ms synchronised against 18.50 for the bad "
-    "one, around the same 17.13 ms of kernels, so the GPU idled 35% of it, which the zoo's rule "
-    "for later holdouts (GPU busy under 80%) would label launch_overhead-allowed",
 }
 RECAPTURE_SAVING_OFF = {
     "roberta_skip_nonfinite": "holdout 17, recaptured: the read-free run measured 21.1% faster "
@@ -221,12 +216,7 @@ def test_a_pair_captured_again_is_predicted_within_15_points(name):
 NOSHAPES = recapture.ROOT / "traces" / "noshapes"
 # Runs captured without record_shapes (traces/noshapes/, an H200 lease of 2026-11-26) whose
 # diagnosis or promise misses, and why.
-NOSHAPES_WRONG = {
-    ("opt_precision", "fixed"): "launch_overhead medium 23.4% on a healthy BF16 run: without "
-    "shapes the batch is judged from GEMM grids, and 60% of its GEMM time ran in grids under "
-    "the SM count (nvjet's 256x128-tile kernels), which reads as a small batch; so the "
-    "host-bound gaps count as launch-bound and the CUDA-graph estimate applies",
-}
+NOSHAPES_WRONG: dict = {}
 NOSHAPES_SAVING_OFF = {
     "llama_fp32_precision": "precision 61.9% against 30.5% measured: the BF16 step is host-bound "
     "(launch_overhead high on the fixed run) and autocast's casts, which the promise does not "
