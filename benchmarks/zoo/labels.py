@@ -1595,6 +1595,54 @@ HOLDOUT27: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 28 (2026-11-26, twenty-second session), rules written and committed before any of them
+# ran on a GPU, after holdout 27 was scored and launch_overhead's severity changed; no rule was
+# written from these models or setups.
+# - shufflenet_loader_workers: torchvision ShuffleNet-V2 trained on real JPEGs decoded in the
+#   DataLoader's workers, batch 128: 2 workers (bad) vs 12 (fixed).
+# - roberta_tf32_precision: HF RoBERTa-base masked-LM training on 16 x 256 tokens: FP32 with TF32
+#   matmuls allowed (bad) vs BF16 autocast (fixed).
+# - fcn_host_miou: torchvision FCN-ResNet50 segmentation training, 8 x 512 x 512: a confusion
+#   matrix updated each step from the argmax copied to the host and counted in numpy (bad) vs
+#   counted on the GPU (fixed).
+# - vitmae_healthy: HF ViTMAE (base sizes) pre-training, batch 64, BF16 autocast.
+# Rules: vitmae_healthy is healthy. If a pair's fixed run measures >= 10% saving (the capture's
+# sidecars), its bad run's diagnosis is data_loading (shufflenet_loader_workers), precision
+# (roberta_tf32_precision), or memcpy, sync_stall or host_bound (fcn_host_miou), its predicted
+# saving the top finding's share; healthy otherwise. The fixed runs are healthy. On every run: a
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed where torch.compile(model) measures >= 10% faster
+# (compile_savings.py --model-only, after capture; on a pair's fixed run, for both its runs). Any
+# other finding >= medium is a false alarm. The labels below are the rules' outcome, set from the
+# measurements before scoring.
+HOLDOUT28: tuple[Scenario, ...] = (
+    Scenario(
+        "shufflenet_loader_workers",
+        "torchvision ShuffleNet-V2 x1.0 training on real JPEGs decoded in the DataLoader's "
+        "workers, batch 128, BF16 + channels_last, SGD: 2 workers vs 12",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "roberta_tf32_precision",
+        "HF RoBERTa-base (config) masked-LM training, 16 x 256 tokens, fused AdamW: FP32 with TF32 "
+        "matmuls allowed vs BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "fcn_host_miou",
+        "torchvision FCN-ResNet50 segmentation training, 8 x 512 x 512, BF16 + channels_last, SGD: "
+        "a per-step confusion matrix from the argmax copied to the host (numpy) vs on the GPU",
+        {"bad": Run(_k("memcpy", "sync_stall", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "vitmae_healthy",
+        "HF ViTMAE (base sizes, config) pre-training, 75% of patches masked, batch 64, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1690,6 +1738,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT25
     + HOLDOUT26
     + HOLDOUT27
+    + HOLDOUT28
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

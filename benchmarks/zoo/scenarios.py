@@ -2918,6 +2918,137 @@ def vit_l_fp32_inference(variant: str) -> Built:
     return Built(step, 64, config, timed_steps=10)
 
 
+# ---- holdout 28 ---------------------------------------------------------------------------------
+
+
+def shufflenet_loader_workers(variant: str) -> Built:
+    """torchvision ShuffleNet-V2 (x1.0) trained on real JPEGs (decode, random resized crop and
+    flip in the DataLoader's workers; uint8 batches, normalised on the GPU), batch 128, BF16 +
+    channels_last, SGD: 2 workers (bad) vs 12 (fixed), pinned memory and persistent workers on
+    both."""
+    torch = _torch()
+    import torchvision
+
+    workers = 12 if variant == "fixed" else 2
+    ds = _JpegDataset(_make_jpegs())
+    loader = torch.utils.data.DataLoader(
+        ds,
+        batch_size=128,
+        shuffle=True,
+        drop_last=True,
+        num_workers=workers,
+        pin_memory=True,
+        persistent_workers=True,
+        prefetch_factor=4,
+    )
+    model = torchvision.models.shufflenet_v2_x1_0(weights=None).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
+    std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
+    next_batch = _endless(loader)
+    run = _as_run(torch, model)
+
+    def loss_of():
+        x, y = next_batch()
+        x = x.to("cuda", non_blocking=True).to(memory_format=torch.channels_last)
+        x = (x.float() - mean) / std
+        return torch.nn.functional.cross_entropy(run(x), y.to("cuda", non_blocking=True))
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "torchvision shufflenet_v2_x1_0", "num_workers": workers}
+    config |= {"pin_memory": True, "decode": "PIL JPEG, crop, flip in the workers (uint8)"}
+    return Built(step, 128, {**config, "autocast": "bf16", "channels_last": True}, timed_steps=4)
+
+
+def roberta_tf32_precision(variant: str) -> Built:
+    """HF RoBERTa (base sizes, config) masked-LM training on 16 x 256 tokens, fused AdamW: FP32
+    with TF32 matmuls allowed (torch.set_float32_matmul_precision("high"), as many scripts set
+    it) (bad) vs BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import RobertaConfig, RobertaForMaskedLM
+
+    fixed = variant == "fixed"
+    if not fixed:
+        torch.set_float32_matmul_precision("high")
+    model = RobertaForMaskedLM(RobertaConfig(vocab_size=50265)).cuda()
+    ids = torch.randint(0, 50265, (16, 256), device="cuda")
+    built = _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        16,
+        {"model": "roberta-base sizes (config)", "tokens": "16 x 256"},
+        bf16=fixed,
+    )
+    built.config["matmul_allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
+    return built
+
+
+def fcn_host_miou(variant: str) -> Built:
+    """torchvision FCN-ResNet50 (21 classes) segmentation training, batch 8 at 512 x 512, BF16 +
+    channels_last, SGD, with a running confusion matrix for mIoU updated every step: the
+    predictions' argmax copied to the host and counted with numpy against host-side targets
+    (bad), vs counted on the GPU with scatter_add_ (fixed)."""
+    torch = _torch()
+    import numpy as np
+    import torchvision
+
+    classes = 21
+    model = torchvision.models.segmentation.fcn_resnet50(
+        weights=None, weights_backbone=None, num_classes=classes, aux_loss=False
+    ).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=True)
+    x = torch.randn(8, 3, 512, 512, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, classes, (8, 512, 512), device="cuda")
+    y_host = y.cpu().numpy()
+    on_host = variant == "bad"
+    hist_host = np.zeros(classes * classes, dtype=np.int64)
+    hist = torch.zeros(classes * classes, dtype=torch.int64, device="cuda")
+    run = _as_run(torch, model)
+
+    def count(out) -> None:
+        nonlocal hist_host
+        if on_host:
+            pred = out.argmax(1).cpu().numpy()
+            hist_host += np.bincount(classes * y_host.ravel() + pred.ravel(), minlength=classes**2)
+        else:  # scatter_add_: torch.bincount on CUDA reads the input's max on the host
+            idx = (classes * y + out.argmax(1)).flatten()
+            hist.scatter_add_(0, idx, torch.ones_like(idx))
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            out = run(x)["out"]
+            loss = torch.nn.functional.cross_entropy(out, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        count(out.detach())
+
+    where = "argmax to the host, numpy bincount" if on_host else "scatter_add_ on the GPU"
+    config = {"model": "torchvision fcn_resnet50, 21 classes", "image": "8 x 512 x 512"}
+    config |= {"autocast": "bf16", "channels_last": True, "confusion_matrix": where}
+    return Built(step, 8, config)
+
+
+def vitmae_healthy(variant: str) -> Built:
+    """HF ViTMAE (base sizes, config) masked-autoencoder pre-training: 75% of each image's
+    patches dropped at random (argsort of noise, gather), batch 64 at 224 x 224, BF16 autocast,
+    fused AdamW."""
+    torch = _torch()
+    from transformers import ViTMAEConfig, ViTMAEForPreTraining
+
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    return _hf_train(
+        torch,
+        ViTMAEForPreTraining(ViTMAEConfig()),
+        lambda m: m(pixel_values=x).loss,
+        64,
+        {"model": "vit-mae-base sizes (config)", "mask_ratio": 0.75},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3022,6 +3153,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gpt2_reduce_overhead_healthy,
         bert_per_sample_embed,
         vit_l_fp32_inference,
+        shufflenet_loader_workers,
+        roberta_tf32_precision,
+        fcn_host_miou,
+        vitmae_healthy,
     )
 }
 
