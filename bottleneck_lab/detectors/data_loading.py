@@ -45,8 +45,23 @@ def detect(frame: TraceFrame, cfg: Config):
     waits = _wait_per_step(frame, dl)
     first_steady = _first_steady_step(waits)
     # what the steady steps wait, as a total over all steps (cost() spreads it over them)
-    idle = float(waits[first_steady:].mean() * len(waits)) if len(waits) else 0.0
+    steady = waits[first_steady:]
+    idle = float(steady.mean() * len(waits)) if len(waits) else 0.0
     per_step, share = cost(frame, idle)
+    # A pool of workers hands over batches in bursts: a few steps wait long, the rest not at all
+    # (ShuffleNet-V2 on two workers, holdout 28: 0, 143 and 0 ms). The median step, which cost()
+    # takes the share of, shows none of that wait; the step the loader holds back is the median
+    # step plus the waits it does not show.
+    unseen = float(steady.mean() - np.median(steady)) if len(steady) else 0.0
+    bursts = ""
+    if unseen > 0:
+        step = facts.step_time_without_profiler_us(frame) + unseen
+        per_step = round(min(idle / max(stats.count, 1), step), 1)
+        share = round(100.0 * per_step / step, 2)
+        bursts = (
+            f"; the waits come in bursts, so the share is of the average step with them, "
+            f"{step / 1000:.2f} ms"
+        )
     if share < cfg.min_share_pct:
         return []
     multi = bool(name_mask(dl["name"], "MultiProcessing").any())
@@ -59,6 +74,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "median_next_us": round(float(np.median(dl["dur"])), 1),
         "wait_us_by_step": [round(float(w), 1) for w in waits],
         "steps_served_from_buffer": first_steady,
+        "step_with_waits_us": round(facts.step_time_without_profiler_us(frame) + max(unseen, 0), 1),
         "largest_gaps": gap_evidence(frame, "data_loading") if frame.has_gpu else [],
     }
     if multi:
@@ -86,7 +102,7 @@ def detect(frame: TraceFrame, cfg: Config):
         steady = f", from step {step} on: {served} already buffered"
     title = (
         f"{waiter} on the DataLoader: {share:.1f}% of the step "
-        f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__{steady})"
+        f"({per_step / 1000:.2f} ms per step idle while the loop is in __next__{steady}{bursts})"
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
