@@ -1667,6 +1667,44 @@ HOLDOUT28: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 29 (2026-11-26, twenty-second session), rules written and committed before any of them
+# ran on a GPU, after holdout 28 was scored and the bursty-loader share changed; no rule was
+# written from these models or setups.
+# - mobilenet_v3_small_batch: torchvision MobileNet-V3-Small training, BF16 + channels_last,
+#   batch 8 (bad) vs 256 (fixed).
+# - t5_per_example_copies: HF T5-small seq2seq training, 32 examples copied to the GPU field by
+#   field from pageable memory (bad, 96 copies a step) vs stacked into pinned buffers, 3 copies.
+# - swin_b_healthy: timm Swin-B training, batch 64, BF16 autocast, fused AdamW.
+# Rules: swin_b_healthy is healthy. If a pair's fixed run measures >= 10% saving (the capture's
+# sidecars; per sample for the batch pair), its bad run's diagnosis is small_batch or
+# launch_overhead (mobilenet_v3_small_batch) or memcpy (t5_per_example_copies), its predicted
+# saving the top finding's share; healthy otherwise. The fixed runs are healthy. On every run: a
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed where torch.compile(model) measures >= 10% faster
+# (compile_savings.py --model-only, after capture; on a pair's fixed run, for both its runs). Any
+# other finding >= medium is a false alarm. The labels below are the rules' outcome, set from the
+# measurements before scoring.
+HOLDOUT29: tuple[Scenario, ...] = (
+    Scenario(
+        "mobilenet_v3_small_batch",
+        "torchvision MobileNet-V3-Small training, BF16 + channels_last, SGD: batch 8 vs 256",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "t5_per_example_copies",
+        "HF T5-small (config) seq2seq training, 32 x (256 -> 64) tokens, BF16 autocast, fused "
+        "AdamW: 96 pageable per-example copies a step vs 3 pinned ones",
+        {"bad": Run(_k("memcpy")), "fixed": HEALTHY},
+        fix_kind="memcpy",
+    ),
+    Scenario(
+        "swin_b_healthy",
+        "timm Swin-B training, batch 64, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1763,6 +1801,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT26
     + HOLDOUT27
     + HOLDOUT28
+    + HOLDOUT29
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -3049,6 +3049,69 @@ def vitmae_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 29 ---------------------------------------------------------------------------------
+
+
+def mobilenet_v3_small_batch(variant: str) -> Built:
+    """torchvision MobileNet-V3-Small training on 224 x 224 images, BF16 + channels_last, SGD:
+    batch 8 (bad) vs 256 (fixed); the saving is per sample."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.mobilenet_v3_small(weights=None)
+    batch = 256 if variant == "fixed" else 8
+    built = _image_train(torch, model, "mobilenet_v3_small", batch, fixed=True, fused_adamw=False)
+    return replace(built, timed_steps=20)
+
+
+def t5_per_example_copies(variant: str) -> Built:
+    """HF T5-small (config) seq2seq training, 32 examples of 256 input and 64 target tokens,
+    BF16 autocast, fused AdamW. The batch arrives as 32 CPU examples: each example's input ids,
+    attention mask and labels copied to the GPU one by one from pageable memory and stacked
+    there (bad, 96 copies a step), vs stacked on the host into pinned buffers and copied once
+    each, non_blocking (fixed)."""
+    torch = _torch()
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    cfg = T5Config(d_model=512, d_ff=2048, num_layers=6, num_heads=8, vocab_size=32128)
+    model = T5ForConditionalGeneration(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    examples = [
+        (
+            torch.randint(0, cfg.vocab_size, (256,)),
+            torch.ones(256, dtype=torch.int64),
+            torch.randint(0, cfg.vocab_size, (64,)),
+        )
+        for _ in range(32)
+    ]
+    pinned = [torch.empty(32, n, dtype=torch.int64).pin_memory() for n in (256, 256, 64)]
+    run = _as_run(torch, model)
+
+    def batch():
+        if variant == "bad":
+            return [torch.stack([ex[i].to("cuda") for ex in examples]) for i in range(3)]
+        out = []
+        for i, buf in enumerate(pinned):
+            torch.stack([ex[i] for ex in examples], out=buf)
+            out.append(buf.to("cuda", non_blocking=True))
+        return out
+
+    def loss_of():
+        ids, mask, labels = batch()
+        return run(input_ids=ids, attention_mask=mask, labels=labels).loss
+
+    step = _train_step(torch, opt, loss_of)
+    how = "96 pageable copies, one per example and field" if variant == "bad" else "3 pinned"
+    config = {"model": "t5-small sizes (config)", "tokens": "32 x (256 -> 64)", "copies": how}
+    return Built(step, 32, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def swin_b_healthy(variant: str) -> Built:
+    """timm Swin-B (window 7) training on 224 x 224 images, batch 64, BF16 autocast, fused
+    AdamW."""
+    return _timm(_torch(), "swin_base_patch4_window7_224", 64, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3157,6 +3220,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         roberta_tf32_precision,
         fcn_host_miou,
         vitmae_healthy,
+        mobilenet_v3_small_batch,
+        t5_per_example_copies,
+        swin_b_healthy,
     )
 }
 
