@@ -3073,7 +3073,10 @@ def t5_per_example_copies(variant: str) -> Built:
     torch = _torch()
     from transformers import T5Config, T5ForConditionalGeneration
 
-    cfg = T5Config(d_model=512, d_ff=2048, num_layers=6, num_heads=8, vocab_size=32128)
+    # decoder_start_token_id: the first capture failed without it (labels shift right from it)
+    cfg = T5Config(
+        d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
+    )
     model = T5ForConditionalGeneration(cfg).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     examples = [
