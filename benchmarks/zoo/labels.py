@@ -1643,6 +1643,7 @@ HOLDOUT28: tuple[Scenario, ...] = (
             "bad": Run(None, _k("fusion")),
             "fixed": Run(None, _k("host_bound", "launch_overhead", "fusion")),
         },
+        fix_kind="precision",
     ),
     Scenario(
         "fcn_host_miou",
@@ -1711,6 +1712,7 @@ HOLDOUT29: tuple[Scenario, ...] = (
             "bad": Run(None, _k("host_bound", "launch_overhead", "fusion")),
             "fixed": Run(None, _k("host_bound", "launch_overhead", "fusion")),
         },
+        fix_kind="memcpy",
     ),
     Scenario(
         "swin_b_healthy",
