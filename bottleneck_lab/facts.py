@@ -764,18 +764,7 @@ def step_time_without_profiler_us(frame: TraceFrame, profiler_share: float | Non
     gaps = idle_gaps(frame)
     profiler = gaps["profiler_us"]
     if profiler_share is not None and len(gaps):
-        dur = gaps["dur"].to_numpy() - gaps["slowed_us"].to_numpy()
-        x = profiler_share / PROFILER_SHARE_OF_HOST_OP
-        profiler = pd.Series(
-            _profiler_us_of_gaps(
-                dur,
-                gaps["cause"].to_numpy(),
-                gaps["in_startup"].to_numpy(dtype=bool),
-                gaps["in_round_trip"].to_numpy(dtype=bool),
-                x * profiler_us_per_op(frame) * ops_in_steps(frame),
-            ),
-            index=gaps.index,
-        )
+        profiler = pd.Series(_profiler_us_at_share(frame, profiler_share), index=gaps.index)
     added = (profiler + gaps["slowed_us"]).groupby(gaps["step"]).sum()
     added = added.reindex(s["step"].to_numpy(), fill_value=0.0)
     return float(np.median(s["dur"].to_numpy() - added.to_numpy()))
@@ -1030,16 +1019,22 @@ def host_idle_at_high_profiler_share(frame: TraceFrame, *owners: str) -> float:
     if not len(gaps):
         return 0.0
     dur = gaps["dur"].to_numpy() - gaps["slowed_us"].to_numpy()
-    high = PROFILER_SHARE_OF_HOST_OP_HIGH / PROFILER_SHARE_OF_HOST_OP
-    recorded = high * profiler_us_per_op(frame) * ops_in_steps(frame)
-    exposed = dur - _profiler_us_of_gaps(
-        dur,
+    exposed = dur - _profiler_us_at_share(frame, PROFILER_SHARE_OF_HOST_OP_HIGH)
+    return float(exposed[np.isin(gap_owners(frame), owners)].sum())
+
+
+def _profiler_us_at_share(frame: TraceFrame, profiler_share: float) -> np.ndarray:
+    """Each idle gap's part the profiler made, had it cost the host `profiler_share` of its
+    working time (idle_gaps' profiler_us is this at PROFILER_SHARE_OF_HOST_OP)."""
+    gaps = idle_gaps(frame)
+    x = profiler_share / PROFILER_SHARE_OF_HOST_OP
+    return _profiler_us_of_gaps(
+        gaps["dur"].to_numpy() - gaps["slowed_us"].to_numpy(),
         gaps["cause"].to_numpy(),
         gaps["in_startup"].to_numpy(dtype=bool),
         gaps["in_round_trip"].to_numpy(dtype=bool),
-        recorded,
+        x * profiler_us_per_op(frame) * ops_in_steps(frame),
     )
-    return float(exposed[np.isin(gap_owners(frame), owners)].sum())
 
 
 def idle_outside_optimizer(frame: TraceFrame, owner: str, longest_us: float = np.inf) -> float:

@@ -234,12 +234,18 @@ def gpt2_gelu_fusion(variant: str) -> Built:
 
 
 def resnet18_small_batch(variant: str) -> Built:
+    return _torchvision_batch_pair("resnet18", variant)
+
+
+def _torchvision_batch_pair(name: str, variant: str) -> Built:
+    """A torchvision classifier trained at batch 8 (bad) vs 256 (fixed), BF16 + channels_last,
+    SGD; the saving is per sample."""
     torch = _torch()
     import torchvision
 
-    model = torchvision.models.resnet18(weights=None)
+    model = getattr(torchvision.models, name)(weights=None)
     batch = 256 if variant == "fixed" else 8
-    built = _image_train(torch, model, "resnet18", batch, fixed=True, fused_adamw=False)
+    built = _image_train(torch, model, name, batch, fixed=True, fused_adamw=False)
     return replace(built, timed_steps=20)
 
 
@@ -3055,13 +3061,7 @@ def vitmae_healthy(variant: str) -> Built:
 def mobilenet_v3_small_batch(variant: str) -> Built:
     """torchvision MobileNet-V3-Small training on 224 x 224 images, BF16 + channels_last, SGD:
     batch 8 (bad) vs 256 (fixed); the saving is per sample."""
-    torch = _torch()
-    import torchvision
-
-    model = torchvision.models.mobilenet_v3_small(weights=None)
-    batch = 256 if variant == "fixed" else 8
-    built = _image_train(torch, model, "mobilenet_v3_small", batch, fixed=True, fused_adamw=False)
-    return replace(built, timed_steps=20)
+    return _torchvision_batch_pair("mobilenet_v3_small", variant)
 
 
 def t5_per_example_copies(variant: str) -> Built:

@@ -53,14 +53,14 @@ def detect(frame: TraceFrame, cfg: Config):
     # takes the share of, shows none of that wait; the step the loader holds back is the median
     # step plus the waits it does not show.
     unseen = float(steady.mean() - np.median(steady)) if len(steady) else 0.0
+    step_with_waits = facts.step_time_without_profiler_us(frame) + max(unseen, 0.0)
     bursts = ""
     if unseen > 0:
-        step = facts.step_time_without_profiler_us(frame) + unseen
-        per_step = round(min(idle / max(stats.count, 1), step), 1)
-        share = round(100.0 * per_step / step, 2)
+        per_step = round(min(idle / max(stats.count, 1), step_with_waits), 1)
+        share = round(100.0 * per_step / step_with_waits, 2)
         bursts = (
             f"; the waits come in bursts, so the share is of the average step with them, "
-            f"{step / 1000:.2f} ms"
+            f"{step_with_waits / 1000:.2f} ms"
         )
     if share < cfg.min_share_pct:
         return []
@@ -74,7 +74,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "median_next_us": round(float(np.median(dl["dur"])), 1),
         "wait_us_by_step": [round(float(w), 1) for w in waits],
         "steps_served_from_buffer": first_steady,
-        "step_with_waits_us": round(facts.step_time_without_profiler_us(frame) + max(unseen, 0), 1),
+        "step_with_waits_us": round(step_with_waits, 1),
         "largest_gaps": gap_evidence(frame, "data_loading") if frame.has_gpu else [],
     }
     if multi:
