@@ -3234,12 +3234,19 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
 
 
 def run_one(
-    name: str, variant: str, out: Path, compile_model: bool = False, shapes: bool = True
+    name: str,
+    variant: str,
+    out: Path,
+    compile_model: bool = False,
+    shapes: bool = True,
+    stack: bool = False,
 ) -> None:
     """Capture one run. compile_model: the step calls torch.compile(model) (COMPILE_MODEL), is
     compiled before the capture, and its FLOPs are not counted (FlopCounterMode's global module
     hooks made Dynamo fall back to eager for the whole capture: no Triton kernel ran). shapes:
-    record_shapes (off: a trace as captured without it, for study, not the zoo)."""
+    record_shapes (off: a trace as captured without it, for study, not the zoo). stack:
+    with_stack, the Python tracer on as the PyTorch profiler recipe and TensorBoard tutorial have
+    it (a trace as many users capture theirs, for study, not the zoo)."""
     from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
 
     global COMPILE_MODEL
@@ -3249,7 +3256,7 @@ def run_one(
         for _ in range(3):
             built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
-    settings = replace(settings, record_shapes=shapes)
+    settings = replace(settings, record_shapes=shapes, with_stack=stack)
     timing = (
         TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0)
         if built.quick
@@ -3288,9 +3295,21 @@ def main() -> int:
         action="store_true",
         help="capture without record_shapes, for study (not the zoo)",
     )
+    p.add_argument(
+        "--with-stack",
+        action="store_true",
+        help="capture with with_stack=True (the Python tracer), for study (not the zoo)",
+    )
     args = p.parse_args()
     if args.one:
-        run_one(args.one, args.variant, args.out, args.compile_model, not args.no_shapes)
+        run_one(
+            args.one,
+            args.variant,
+            args.out,
+            args.compile_model,
+            not args.no_shapes,
+            args.with_stack,
+        )
         sys.stdout.flush()
         os._exit(0)  # persistent DataLoader workers otherwise hold the exit for seconds each
     names = args.only.split(",") if args.only else list(BUILDERS)
@@ -3310,6 +3329,7 @@ def main() -> int:
                         "--out",
                         str(args.out),
                         *(["--no-shapes"] if args.no_shapes else []),
+                        *(["--with-stack"] if args.with_stack else []),
                     ],
                     timeout=args.timeout,
                     capture_output=True,
