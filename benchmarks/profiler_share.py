@@ -54,8 +54,8 @@ def main() -> int:
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
         if path.parent.name in holdout or path.parent.name not in labels.BY_NAME:
             continue  # holdouts calibrate nothing; cold_start was profiled without warm-up
-        if path.parents[1].name == "recapture":
-            continue  # second captures of labelled runs test the rules; they calibrate nothing
+        if path.parents[1].name not in ("zoo", "h100"):
+            continue  # second captures (recapture, other profiler settings) calibrate nothing
         meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
         if not meta.exists():
             continue

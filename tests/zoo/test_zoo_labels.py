@@ -238,23 +238,69 @@ NOSHAPES_SAVING_OFF = {
 }
 
 
+WITHSTACK = recapture.ROOT / "traces" / "withstack"
+# Runs captured with with_stack=True (traces/withstack/, the Python tracer on as the PyTorch
+# profiler recipe has it; an H200 lease of 2026-11-26, scored before any change) whose diagnosis
+# or promise misses, and why.
+WITHSTACK_WRONG = {
+    ("resnet50_precision", "bad"): "nothing >= medium: precision finds no saving, since the "
+    "host's own work, read from a traced step of 53.5 ms (the Python tracer's cost in it), comes "
+    "to the GPU's 31.4 ms at both the lowest and the median profiler share; BF16 measured 31.0% "
+    "faster (32.41 -> 22.38 ms), so the host really did about 21 ms, a profiler share near 0.6. "
+    "The FP32 precision misses of the zoo (WRONG_TOP) are the same unknown host",
+    ("resnet50_precision", "fixed"): "host_bound medium 13.6%, which its label (written for the "
+    "H100 capture, GPU busy 94% of the step) does not allow; on this H200 the BF16 step's "
+    "kernels took 15.25 of its 22.38 synchronised ms (68%), which the zoo's later rule (GPU busy "
+    "under 80% of the step) would label host_bound-allowed",
+    ("gpt2_loss_item", "bad"): "sync_stall medium 12.9% against 3.3% measured (46.84 -> 45.31 "
+    "ms): the replay with the read at the end of the step comes to 53.6 ms, 6.8 ms over the "
+    "synchronised step, while without it it meets the fixed run (45.4 against 45.3): the host "
+    "after the read, in the forward pass the Python tracer slows most, is faster than the "
+    "profiler's share takes it",
+}
+WITHSTACK_SAVING_OFF = {
+    "resnet50_precision": "precision promises nothing against 31.0% measured (WITHSTACK_WRONG)",
+    "gpt2_adamw_foreach": "launch_overhead 46.1% at the profiler's median share, 20.9% at its "
+    "highest (the title gives both), against 16.0% measured; the first capture measured "
+    "12.6%, the recapture 35.2%",
+    "vit_step_timer_sync": "dropping the synchronize() measured 17.6% faster in this capture "
+    "(29.73 -> 24.51 ms) and 1.6% (25.24 -> 24.83) in one ten minutes before it in the same "
+    "lease (its traces lost: too large to bring back in one file); nothing >= medium is "
+    "promised, as on the first capture (10.0% measured)",
+}
+# Labelled runs captured again with other profiler settings, and what each set misses.
+OTHER_SETTINGS = {
+    "without record_shapes": (NOSHAPES, NOSHAPES_WRONG, NOSHAPES_SAVING_OFF),
+    "with with_stack": (WITHSTACK, WITHSTACK_WRONG, WITHSTACK_SAVING_OFF),
+}
+
+
 @pytest.mark.parametrize(
-    "name,variant",
-    [pytest.param(n, v, marks=_mark((n, v), NOSHAPES_WRONG)) for n, v in recapture.runs(NOSHAPES)],
+    "root,name,variant",
+    [
+        pytest.param(root, n, v, marks=_mark((n, v), wrong), id=f"{root.name}-{n}-{v}")
+        for root, wrong, _ in OTHER_SETTINGS.values()
+        for n, v in recapture.runs(root)
+    ],
 )
-def test_a_run_captured_without_shapes_keeps_its_diagnosis(name, variant):
-    """Labelled runs captured again without record_shapes (no FLOPs, bytes or input types):
-    precision and fusion read kernel names and times, and the diagnosis stays right."""
-    r = recapture.score(name, variant, NOSHAPES)
+def test_a_run_captured_with_other_profiler_settings_keeps_its_diagnosis(root, name, variant):
+    """Labelled runs captured again without record_shapes (no FLOPs, bytes or input types:
+    precision and fusion read kernel names and times) or with with_stack (the Python tracer's
+    cost in every host span): the diagnosis stays right."""
+    r = recapture.score(name, variant, root)
     assert r.top_ok and r.false_alarms == [], r.findings
 
 
 @pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=_mark(n, NOSHAPES_SAVING_OFF)) for n in recapture.pairs(NOSHAPES)],
+    "root,name",
+    [
+        pytest.param(root, n, marks=_mark(n, off), id=f"{root.name}-{n}")
+        for root, _, off in OTHER_SETTINGS.values()
+        for n in recapture.pairs(root)
+    ],
 )
-def test_a_pair_captured_without_shapes_is_predicted_within_15_points(name):
-    pair = recapture.score_pair(name, NOSHAPES)
+def test_a_pair_captured_with_other_profiler_settings_is_predicted_within_15_points(root, name):
+    pair = recapture.score_pair(name, root)
     assert pair.error_points is not None and pair.error_points <= 15, pair
 
 
