@@ -35,6 +35,7 @@ import logging
 import math
 import os
 import tempfile
+import traceback
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -73,10 +74,19 @@ def _quiet() -> Iterator[None]:
 
 
 def _one_line(exc: BaseException, stage: str) -> str:
-    msg = " ".join(str(exc).split()) or "(no message)"
+    msg = " ".join(str(exc).split()) or _failed_check(exc)
     if len(msg) > 200:
         msg = msg[:197] + "..."
     return f"{stage}: {type(exc).__name__}: {msg}"
+
+
+def _failed_check(exc: BaseException) -> str:
+    """For an exception with no message (HTA's own asserts), the line that raised it and where:
+    "`assert non_compute_time >= 0` failed in idle_time_per_rank"."""
+    where = traceback.extract_tb(exc.__traceback__)
+    if not where or not where[-1].line:
+        return "(no message)"
+    return f"`{where[-1].line}` failed in {where[-1].name}"
 
 
 @contextlib.contextmanager

@@ -351,6 +351,18 @@ def test_hta_fails_and_bottleneck_lab_does_not(path: Path, capsys: pytest.Captur
         assert err.count("\n") == 1 and path.name in err
 
 
+def test_a_failed_hta_check_is_named_in_its_reason() -> None:
+    """HTA 0.5.0's temporal breakdown asserts non-negative non-compute time, which a real trace
+    (HF DistilBERT training, traces/zoo) breaks; the assert carries no message, so the reason
+    names the check and where it failed instead of "(no message)"."""
+    report = hta_report(REPO / "traces" / "zoo" / "distilbert_healthy" / "healthy.json.gz")
+    assert report["available"] is False and "\n" not in report["reason"]
+    assert report["reason"] == (
+        "get_temporal_breakdown: AssertionError: `assert non_compute_time >= 0` failed in "
+        "idle_time_per_rank"
+    )
+
+
 def test_hta_report_on_cpu_only_trace_says_why() -> None:
     path = EXTERNAL_TRACES / "cpu_only_negative_case"
     if not path.is_dir():
