@@ -1723,6 +1723,45 @@ HOLDOUT29: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 30 (2026-11-26, twenty-third session), rules written and committed before any of them
+# ran on a GPU, after the with-stack captures were scored (no analyzer change since holdout 29);
+# no rule was written from these models or setups.
+# - efficientnet_b0_healthy: timm EfficientNet-B0 training, batch 256, BF16 + channels_last,
+#   fused AdamW.
+# - gpt2_grad_checkpointing: HF GPT-2 training, 8 x 1024 tokens, with memory to spare:
+#   gradient_checkpointing_enable() (bad) vs off (fixed).
+# - vit_b16_eager_attention: timm ViT-B/16 training, batch 64: attention as matmul, softmax,
+#   matmul (fused_attn off, bad) vs scaled_dot_product_attention (fixed).
+# Rules: efficientnet_b0_healthy is healthy. If a pair's fixed run measures >= 10% saving (the
+# capture's sidecars), its bad run's diagnosis is recompute (gpt2_grad_checkpointing) or fusion
+# (vit_b16_eager_attention), its predicted saving the top finding's share; healthy otherwise.
+# The fixed runs are healthy. On every run: a run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead; fusion is allowed where
+# torch.compile(model) measures >= 10% faster (compile_savings.py --model-only, after capture;
+# on a pair's fixed run, for both its runs). Any other finding >= medium is a false alarm. The
+# labels below are the rules' outcome, set from the measurements before scoring.
+HOLDOUT30: tuple[Scenario, ...] = (
+    Scenario(
+        "efficientnet_b0_healthy",
+        "timm EfficientNet-B0 training, batch 256, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_grad_checkpointing",
+        "HF GPT-2 (124M, config) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, memory to "
+        "spare: gradient_checkpointing_enable() vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+    Scenario(
+        "vit_b16_eager_attention",
+        "timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW: attention as matmul, "
+        "softmax, matmul (fused_attn off) vs scaled_dot_product_attention",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1820,6 +1859,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT27
     + HOLDOUT28
     + HOLDOUT29
+    + HOLDOUT30
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -3115,6 +3115,48 @@ def swin_b_healthy(variant: str) -> Built:
     return _timm(_torch(), "swin_base_patch4_window7_224", 64, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 30 ---------------------------------------------------------------------------------
+
+
+def efficientnet_b0_healthy(variant: str) -> Built:
+    """timm EfficientNet-B0 training at batch 256, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "efficientnet_b0", 256, fixed=True, fused_adamw=True)
+
+
+def gpt2_grad_checkpointing(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, with memory to
+    spare: gradient_checkpointing_enable() (bad) vs off (fixed)."""
+    model, cfg, torch = _gpt2()
+    checkpointed = variant == "bad"
+    if checkpointed:
+        model.gradient_checkpointing_enable()
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids, use_cache=False).loss,
+        8,
+        {"model": "gpt2-124M", "tokens": 8 * 1024, "gradient_checkpointing": checkpointed},
+    )
+
+
+def vit_b16_eager_attention(variant: str) -> Built:
+    """timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW: attention as matmul,
+    softmax, matmul (timm's fused_attn off in every block) (bad) vs
+    F.scaled_dot_product_attention (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False)
+    fused = variant == "fixed"
+    blocks = [m for m in model.modules() if hasattr(m, "fused_attn")]
+    assert blocks, "timm's Attention has no fused_attn switch here"
+    for m in blocks:
+        m.fused_attn = fused
+    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
+    return replace(built, config={**built.config, "fused_attn": fused})
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3226,6 +3268,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mobilenet_v3_small_batch,
         t5_per_example_copies,
         swin_b_healthy,
+        efficientnet_b0_healthy,
+        gpt2_grad_checkpointing,
+        vit_b16_eager_attention,
     )
 }
 
