@@ -1744,19 +1744,31 @@ HOLDOUT30: tuple[Scenario, ...] = (
     Scenario(
         "efficientnet_b0_healthy",
         "timm EfficientNet-B0 training, batch 256, BF16 autocast + channels_last, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured (H200, twenty-third session): 50.69 ms a step, GPU busy 48.62 (96%);
+        # torch.compile(model) measured 50.74 -> 40.09 ms (21.0%): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "gpt2_grad_checkpointing",
         "HF GPT-2 (124M, config) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, memory to "
         "spare: gradient_checkpointing_enable() vs off",
-        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        # measured: 71.81 -> 44.87 ms (37.5% saved; time_runs.py 73.36 -> 45.28, 38.3%):
+        # recompute by the rule. GPU busy 54.25 of 71.81 ms (76%: host_bound, launch_overhead
+        # allowed) and 42.18 of 44.87 (94%); torch.compile(model) measured 45.63 -> 23.61 ms on
+        # the fixed run (48.3%): fusion allowed on both
+        {
+            "bad": Run(_k("recompute"), _k("host_bound", "launch_overhead", "fusion")),
+            "fixed": COMPILES_FASTER,
+        },
         fix_kind="recompute",
     ),
     Scenario(
         "vit_b16_eager_attention",
         "timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW: attention as matmul, "
         "softmax, matmul (fused_attn off) vs scaled_dot_product_attention",
+        # measured: 40.57 -> 26.88 ms (33.7% saved; time_runs.py 40.21 -> 28.08, 30.2%): fusion
+        # by the rule. GPU busy 96% and 95%; torch.compile(model) measured 27.57 -> 25.24 ms on
+        # the fixed run (8.4%, under 10%): no fusion on the fixed run
         {"bad": Run(_k("fusion")), "fixed": HEALTHY},
         fix_kind="fusion",
     ),
@@ -1983,4 +1995,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "swin_b_healthy/healthy": (43.5,),
     "mobilenet_v3_small_batch/fixed": (-50.2,),
     "t5_per_example_copies/fixed": (38.9,),
+    "efficientnet_b0_healthy/healthy": (21.0,),
+    "gpt2_grad_checkpointing/fixed": (48.3,),
+    "vit_b16_eager_attention/fixed": (8.4,),
 }
