@@ -26,14 +26,16 @@ import accuracy  # noqa: E402
 import labels  # noqa: E402
 
 from bottleneck_lab.analyze import diagnose  # noqa: E402
+from bottleneck_lab.detectors import fusion  # noqa: E402
 from bottleneck_lab.trace.load import load_trace  # noqa: E402
 
 
 def fusion_promise(path: Path, shapes: bool = True) -> tuple[str, float]:
-    """The fusion finding's severity and share_pct ("-" and 0.0 where there is none)."""
+    """The fusion finding's severity and share_pct ("-" and 0.0 where there is none): what
+    torch.compile is held to (eager-attention, of the same kind, promises SDPA instead)."""
     frames = load_trace(path)
     d = diagnose(frames if shapes else accuracy.without_shapes(frames), path=str(path))
-    f = next((f for f in d.findings if f.kind == "fusion"), None)
+    f = next((f for f in d.findings if f.code == fusion.CODE), None)
     return (f.severity, float(f.share_pct or 0.0)) if f else ("-", 0.0)
 
 

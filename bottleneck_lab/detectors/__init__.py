@@ -45,6 +45,7 @@ MODULES = (
     "recompilation",
     "cold_start",
     "fusion",
+    "eager_attention",
     "expert_loop",
 )
 PREREQUISITES = {

@@ -33,6 +33,11 @@ would cost: else the promise is what compiling the modules around attention give
 them eager. Held to what torch.compile measured on 68 runs
 (`python benchmarks/fusion_vs_compile.py`).
 
+Attention written as matmul, softmax, matmul (detectors/eager_attention.py, from recorded
+shapes) is left to that
+finding: scaled_dot_product_attention, not a fused chain, replaces its kernels (its softmax,
+masks, dropout and casts end a chain here).
+
 Without recorded shapes (record_shapes=False) the ops are known by name (the same nesting rule
 decides which count), each kernel's time stands for its bytes (a chain at one bandwidth, as
 data movement already is), a layout copy is PyTorch's same-dtype copy kernel
@@ -56,7 +61,8 @@ from ..op_flops import compute_ops, matrix_owner, op_costs
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
-from ._common import cost, when
+from ._attention import eager_attention
+from ._common import cost, host_us_of_kernels, when
 from ._examples import launch, mm_args, steps
 
 CODE = "unfused-elementwise"
@@ -169,6 +175,9 @@ def _member_kernels(frame: TraceFrame) -> pd.DataFrame:
     moves = ops["name"].isin(MOVES).to_numpy() & ~facts.ops_in_optimizer(frame)
     mover = nearest_ancestor(ops["parent"].to_numpy(), k["op"].to_numpy(), moves)
     owner = np.where(owner >= 0, owner, mover)
+    attention = eager_attention(frame)
+    if attention is not None:  # SDPA replaces these, not a fused chain: eager_attention's
+        owner[attention.kernels[frame.gpu_ops.index.get_indexer(k.index)]] = -1
     k["owner"] = owner
     # Without recorded shapes a kernel's time stands for its bytes: the chain's kernels taken at
     # one bandwidth, as data movement is with them (on every fourth zoo trace, 40 in all, the
@@ -292,44 +301,6 @@ def _removed_kernels(chains: pd.DataFrame, copies: pd.DataFrame) -> pd.DataFrame
     return pd.concat([by_length.loc[~longest, ["owner"]], copies[["owner"]]])
 
 
-def _host_us_of_removed_ops(frame: TraceFrame, removed: pd.DataFrame) -> float:
-    """Host µs that dispatching the removed kernels took: each kernel's op (`owner`), or in
-    backward the autograd node that ran it where that node runs no matrix work (fused code
-    absorbs the node, its bookkeeping too; AddmmBackward0 around a bias gradient's sum, or
-    CudnnRnnBackward0 around one layout copy, stays to launch its products), counted once,
-    less the profiler's share of host time. A launch call held up inside a span (longer than
-    facts.BLOCKED_LAUNCH_US: a full queue, or a first launch loading its module; seen at 6.5 ms in
-    one AccumulateGrad node whose twin took 42 µs) counts at the median launch: a fused kernel
-    removes dispatch, not waits. Never more than the host's own work in the steps."""
-    if not len(removed):
-        return 0.0
-    ops = frame.cpu_ops
-    parent = ops["parent"].to_numpy()
-    g = frame.gpu_ops
-    node_of = nearest_ancestor(
-        parent, g["op"].to_numpy(), name_mask(ops["name"], facts.ENGINE_NODE)
-    )
-    matrix = (matrix_owner(frame) >= 0) | name_mask(g["name"], facts.GEMM_KERNEL)
-    runs_matrix = np.zeros(len(ops), dtype=bool)
-    runs_matrix[node_of[matrix & (node_of >= 0)]] = True
-    node = node_of[g.index.get_indexer(removed.index)]
-    whole = (node >= 0) & ~runs_matrix[np.maximum(node, 0)]
-    owners = removed["owner"].to_numpy()
-    spans = np.unique(np.where(whole, node, owners))
-    recorded = float(ops["dur"].to_numpy()[spans].sum())
-    la = facts.launches(frame)
-    wait = facts.launch_wait_us(la)
-    held = np.flatnonzero(wait != 0)
-    if len(held):
-        in_span = np.zeros(len(ops), dtype=bool)
-        in_span[spans] = True
-        inside = nearest_ancestor(parent, la["op"].to_numpy()[held], in_span) >= 0
-        recorded -= float(wait[held][inside].sum())
-    n_steps = max(len(frame.steps), 1)
-    host_us = max(recorded, 0.0) * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
-    return min(host_us, facts.host_time_us(frame) * n_steps)
-
-
 def _attention_kernels(frame: TraceFrame) -> np.ndarray:
     """For each GPU op (row of frame.gpu_ops), whether an attention op launched it
     (compute_ops' category "attention": fused SDPA, forward and backward)."""
@@ -425,7 +396,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if around_attention:  # those chains stay eager, their dispatch too
         hand = hand.loc[~hand["chain"].isin(_beside_attention(frame, k, hand, attention))]
     hand_copies = layout.loc[~layout.index.isin(hand.index)]
-    host_saved = _host_us_of_removed_ops(frame, _removed_kernels(hand, hand_copies)) / n_steps
+    host_saved = host_us_of_kernels(frame, _removed_kernels(hand, hand_copies)) / n_steps
     # Whether the host or the GPU sets the step's length hangs on the profiler's share of host
     # time, known only within a range: off a GPU-bound step, promise the smaller of the two
     # ends (below). At the highest share

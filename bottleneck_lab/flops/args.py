@@ -50,6 +50,11 @@ _DTYPES: dict[str, tuple[str | None, int]] = {
 }
 
 
+def dtype_name(input_type: Any) -> str | None:
+    """A Kineto "Input type" string as a normalised dtype (fp32, bf16, ...), None if unknown."""
+    return _DTYPES.get(input_type, (None, 0))[0] if isinstance(input_type, str) else None
+
+
 # c10::ScalarType codes, as a ScalarType argument (e.g. _scaled_mm's out_dtype) is recorded.
 _SCALAR_TYPE_CODES: dict[int, tuple[str | None, int]] = {
     5: ("fp16", 2),

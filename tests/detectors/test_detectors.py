@@ -34,7 +34,8 @@ def first_gap(f) -> dict:
 
 MEMORY_DETECTORS = {"activation-memory", "recompute", "memory-capacity"}  # tests/memory
 # Positive and negative cases on real traces (bad/fixed pairs): tests/zoo/test_zoo_labels.py
-ZOO_TESTED = {"recompilation", "unfused-elementwise"}
+# (eager-attention also in tests/detectors/test_eager_attention.py)
+ZOO_TESTED = {"recompilation", "unfused-elementwise", "eager-attention"}
 
 
 def test_every_registered_detector_has_a_scenario():

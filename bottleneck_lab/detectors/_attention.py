@@ -1,0 +1,186 @@
+"""Attention written as matmul, softmax, matmul, found from recorded shapes: the score matrices
+a softmax normalises between two batched matmuls, and the kernels that work on them forward and
+backward. eager_attention prices them against one fused kernel; fusion leaves them to it."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..flops.args import dtype_name
+from ..trace import TraceFrame
+from ..trace.frame import name_mask, nearest_ancestor
+
+SOFTMAX_OPS = frozenset({"aten::softmax", "aten::_softmax", "aten::_safe_softmax"})
+SOFTMAX_BACKWARD_OPS = frozenset({"aten::_softmax_backward_data"})
+BATCHED_MATMUL_OPS = frozenset({"aten::matmul", "aten::bmm", "aten::baddbmm"})
+# A user who called SDPA and got its math fallback has no eager attention to replace: the ops
+# under these are SDPA's own (T5 with a position bias that needs its gradient).
+SDPA_OPS = frozenset(
+    {"aten::scaled_dot_product_attention", "aten::_scaled_dot_product_attention_math"}
+)
+# A score added to a per-head tensor of its own size is a learned or computed bias (Swin's
+# relative positions, DeBERTa's disentangled terms): SDPA takes it only as a float mask, whose
+# gradient and speed were never measured here, so that attention is not called replaceable.
+# Masks (causal, padding) are shared across heads: head dimension 1.
+BIAS_OPS = frozenset({"aten::add", "aten::add_", "aten::sub", "aten::sub_"})
+# Scores this short are not attention worth a fused kernel (and the fit below has no data there).
+MIN_SEQUENCE = 16
+
+
+@dataclass(frozen=True)
+class EagerAttention:
+    """The eager attention of a trace: its most common score shape (..., Sq, Sk) and head
+    dimension, the forward attentions per step, whether it trains (softmax backward present),
+    the dtype its Q K^T runs in (bf16, fp16, fp32), and for each GPU op (row of frame.gpu_ops) whether its
+    kernel works on attention (QK^T, the scores, softmax, masks, dropout, casts, attn @ V,
+    and their backward)."""
+
+    score_shape: tuple[int, ...]
+    head_dim: int
+    attentions_per_step: float
+    trains: bool
+    dtype: str | None
+    kernels: np.ndarray
+    ops: np.ndarray  # cpu_op rows in the attention
+
+
+def _dims(value) -> list[list[int]]:
+    """The tensor inputs of an op's Input Dims ([] for scalars and lists of tensors)."""
+    if not isinstance(value, list):
+        return []
+    return [d if isinstance(d, list) and all(isinstance(x, int) for x in d) else [] for d in value]
+
+
+def _lead(d: list[int]) -> int:
+    return math.prod(d[:-2])
+
+
+def _is_score(d: list[int], sq: int, sk: int, lead: int) -> bool:
+    """A tensor of the scores' size, as they are or transposed (batch and heads as one)."""
+    return len(d) >= 3 and tuple(d[-2:]) in ((sq, sk), (sk, sq)) and _lead(d) == lead
+
+
+def _is_qk(a: list[int], b: list[int], sq: int, sk: int, lead: int) -> bool:
+    """Two batched operands whose product is a score matrix: Q K^T forward, or grad_out V^T."""
+    return (
+        len(a) >= 3
+        and len(b) >= 3
+        and a[-2] == sq
+        and b[-1] == sk
+        and a[-1] == b[-2]
+        and _lead(a) == lead
+        and _lead(b) == lead
+    )
+
+
+def _matmul_operands(name: str, dims: list[list[int]]) -> tuple[list[int], list[int]] | None:
+    first = 1 if name == "aten::baddbmm" else 0  # baddbmm(bias, a, b)
+    if len(dims) < first + 2:
+        return None
+    return dims[first], dims[first + 1]
+
+
+def eager_attention(frame: TraceFrame) -> EagerAttention | None:
+    """The trace's eager attention (EagerAttention), None where it has none or recorded no
+    shapes. Computed once per frame."""
+    cache = frame.__dict__.setdefault("_eager_attention", {})
+    if "value" not in cache:
+        cache["value"] = _find(frame)
+    return cache["value"]
+
+
+def _find(frame: TraceFrame) -> EagerAttention | None:
+    ops = frame.cpu_ops
+    if not len(ops) or not ops["input_dims"].notna().any():
+        return None
+    names = ops["name"].astype(object).to_numpy()
+    parent = ops["parent"].to_numpy()
+    in_step = ops["step"].to_numpy() >= 0
+    softmax = np.isin(names, list(SOFTMAX_OPS))
+    if not (softmax & in_step).any():
+        return None
+    rows = np.arange(len(ops))
+    backward = nearest_ancestor(parent, rows, name_mask(ops["name"], facts.ENGINE_NODE)) >= 0
+    under_sdpa = nearest_ancestor(parent, rows, np.isin(names, list(SDPA_OPS))) >= 0
+    dims = ops["input_dims"].to_numpy()
+    concrete = ops["concrete_inputs"].to_numpy()
+    # the outermost softmax of each call (aten::softmax runs aten::_softmax)
+    outer = nearest_ancestor(parent, parent, softmax) < 0
+    candidates = np.flatnonzero(softmax & in_step & ~backward & ~under_sdpa & outer)
+    shapes: Counter = Counter()
+    for i in candidates:
+        d = _dims(dims[i])
+        if not d or len(d[0]) < 3 or min(d[0][-2:]) < MIN_SEQUENCE:
+            continue
+        arg = concrete[i][1] if isinstance(concrete[i], list) and len(concrete[i]) > 1 else ""
+        if arg not in ("-1", str(len(d[0]) - 1)):  # softmax over the last dimension only
+            continue
+        shapes[tuple(d[0])] += 1
+    if not shapes:
+        return None
+    forward = in_step & ~backward & ~under_sdpa
+    for shape, count in shapes.most_common():
+        found = _attention_of(frame, shape, names, dims, forward, in_step & ~under_sdpa)
+        if found is not None:
+            region, head_dim, dtype = found
+            trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
+            g = frame.gpu_ops
+            kernels = nearest_ancestor(parent, g["op"].to_numpy(), region) >= 0
+            n_steps = max(len(frame.steps), 1)
+            return EagerAttention(
+                shape, head_dim, count / n_steps, trains, dtype, kernels, np.flatnonzero(region)
+            )
+    return None
+
+
+def _attention_of(
+    frame: TraceFrame,
+    shape: tuple[int, ...],
+    names: np.ndarray,
+    dims: np.ndarray,
+    forward: np.ndarray,
+    candidates: np.ndarray,
+) -> tuple[np.ndarray, int, str | None] | None:
+    """For one softmax's score shape: the cpu_ops of its attention (a mask over cpu_ops), the
+    head dimension and the dtype of Q K^T, where a forward Q K^T and attn @ V around it exist
+    and no per-head bias is added to it (BIAS_OPS); else None."""
+    sq, sk, lead = shape[-2], shape[-1], math.prod(shape[:-2])
+    types = frame.cpu_ops["input_type"].to_numpy()
+    region = np.zeros(len(names), dtype=bool)
+    head_dims: Counter = Counter()
+    has_av = False
+    dtype = None
+    for i in np.flatnonzero(candidates):
+        d = _dims(dims[i])
+        if not d:
+            continue
+        name = names[i]
+        score_inputs = [j for j, x in enumerate(d) if _is_score(x, sq, sk, lead)]
+        if name in BATCHED_MATMUL_OPS:
+            pair = _matmul_operands(name, d)
+            if pair is not None and _is_qk(*pair, sq, sk, lead):
+                region[i] = True
+                if forward[i]:
+                    head_dims[pair[0][-1]] += 1
+                    t = types[i]
+                    at = 1 if name == "aten::baddbmm" else 0
+                    if dtype is None and isinstance(t, list) and len(t) > at:
+                        dtype = dtype_name(t[at])
+                continue
+            if forward[i] and pair is not None and _is_score(pair[0], sq, sk, lead):
+                has_av = True
+        if not score_inputs:
+            continue
+        if forward[i] and name in BIAS_OPS:
+            other = [x for j, x in enumerate(d) if j != score_inputs[0] and len(x) >= 3]
+            if any(tuple(x[-2:]) == (sq, sk) and x[-3] > 1 for x in other):
+                return None  # a per-head bias: not called replaceable
+        region[i] = True
+    if not head_dims or not has_av:
+        return None
+    return region, head_dims.most_common(1)[0][0], dtype

@@ -1,0 +1,203 @@
+"""Attention run as separate matmul, softmax and matmul kernels where one fused kernel would do.
+
+Symptom: a softmax over the last dimension of a [batch, heads, Sq, Sk] score matrix (or
+[batch * heads, Sq, Sk]) between two batched matmuls of activations, Q K^T before it and
+attn @ V after, forward and backward, with the scaling, masking, dropout and autocast casts of
+the scores in between: each kernel reads and writes the whole Sq x Sk matrix per head in
+memory, and the matmuls of a short head dimension run far below the tensor cores' peak (timm
+ViT-B/16 with fused_attn off: align1 CUTLASS kernels at 3% of the BF16 peak on 197 tokens).
+Likely cause: attention written by hand, or a library's eager path: HF transformers with
+attn_implementation="eager", timm with fused_attn off, older model code.
+Fix: `F.scaled_dot_product_attention(q, k, v, attn_mask=..., dropout_p=..., is_causal=...)`
+in place of matmul-softmax-matmul (HF: attn_implementation="sdpa"; timm: fused attention on,
+the default unless TIMM_FUSED_ATTN=0). It never writes the score matrix to memory, and no
+longer keeps the probabilities for backward.
+
+Not called replaceable: attention whose scores get a per-head bias of their own size added
+(Swin's relative position bias, DeBERTa's disentangled terms; SDPA takes it only as a float
+mask, never measured here), and SDPA's own math fallback (its ops run under
+scaled_dot_product_attention: a mask or dtype kept the fused kernels away).
+
+Estimate: the GPU time of every kernel on the attention (Q K^T, the ops that take the scores or
+their transpose, attn @ V, and their backward; the Q, K, V reshapes and the scaling of Q are
+left out), less a fused kernel's time: the attention's FLOPs (4 * batch * heads * Sq * Sk *
+head_dim forward, 3.5x that when it trains) at the share of the peak fused attention reached on
+that key length in the zoo (FUSED_PEAK_SHARE_*: 8.5% at 197 keys, 35% at 1024, never more than
+36%). The host saves the dispatch of those ops, counted as fusion counts it. As for fusion, off
+a GPU-bound step the host's work (at the profiler's lowest share) bounds the saving; the title
+then also says what the GPU time alone would give. Needs recorded shapes (record_shapes=True).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import facts
+from ..diagnosis import Finding, severity_for_share
+from ..efficiency import device_peak
+from ..trace import TraceFrame
+from ..trace.synth import TraceBuilder
+from ._attention import eager_attention
+from ._common import cost, host_us_of_kernels
+from ._examples import BF16, launch, steps
+
+CODE = "eager-attention"
+KIND = "fusion"
+REQUIRES = {"kernels", "steps", "cpu_ops", "shapes"}
+
+# The share of the peak fused attention (cuDNN SDPA, forward and backward) reached, as a power
+# of the key length: the least-squares fit (in logs) over the zoo's training runs with SDPA in
+# BF16 that are not holdouts, on H100 and H200 (`python benchmarks/fused_attention_share.py`:
+# 10 runs; 5.7% at 180 keys with shapes changing every step, 12% at 197, 13-21% at 512, 35-36%
+# at 1024). Short sequences leave most of a fused kernel's tiles idle. Capped at the highest
+# share those runs reached: longer sequences reach more (85% at 8192 keys on a holdout), so
+# there the fused kernel is priced slow and the saving low.
+FUSED_PEAK_SHARE_SCALE = 0.00090
+FUSED_PEAK_SHARE_EXPONENT = 0.861
+FUSED_PEAK_SHARE_MAX = 0.36
+# A fused attention's backward does 2.5x the forward's matmul FLOPs (it recomputes the scores).
+TRAINING_FLOPS_X = 3.5
+
+
+@dataclass(frozen=True)
+class Config:
+    min_share_pct: float = 3.0
+
+
+def fused_peak_share(keys: int) -> float:
+    """The share of the peak a fused attention kernel reaches on `keys` keys (the fit above)."""
+    share = FUSED_PEAK_SHARE_SCALE * keys**FUSED_PEAK_SHARE_EXPONENT
+    return min(share, FUSED_PEAK_SHARE_MAX)
+
+
+def detect(frame: TraceFrame, cfg: Config):
+    att = eager_attention(frame)
+    if att is None:
+        return []
+    peak = device_peak(frame)
+    peak_tflops = peak.peak_for(att.dtype) if peak is not None else None
+    if not peak_tflops:
+        return []  # no peak to price the fused kernel against
+    g = frame.gpu_ops
+    k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
+    k &= (g["device"] == facts.main_device(frame)).to_numpy() & att.kernels
+    n_steps = max(len(frame.steps), 1)
+    eager_us = float(g["dur"].to_numpy()[k].sum()) / n_steps
+    *lead, sq, sk = att.score_shape
+    batch_heads = int(np.prod(lead))
+    forward_flops = 4.0 * batch_heads * sq * sk * att.head_dim * att.attentions_per_step
+    flops = forward_flops * (TRAINING_FLOPS_X if att.trains else 1.0)
+    share_of_peak = fused_peak_share(sk)
+    fused_us = flops / (share_of_peak * peak_tflops * 1e12) * 1e6
+    gpu_saved = max(eager_us - fused_us, 0.0)
+    # The host stops dispatching those ops (one SDPA call a layer instead); as with fusion, that
+    # shortens the step only by the idle it makes the GPU wait at the highest profiler share,
+    # and off a GPU-bound step the host's work at the lowest share bounds the whole saving.
+    removed = g.loc[k, ["op"]].rename(columns={"op": "owner"})
+    host_saved = host_us_of_kernels(frame, removed) / n_steps
+    idle_high = facts.host_idle_at_high_profiler_share(frame, "launch_overhead", "host_bound")
+    step_saved = gpu_saved + min(host_saved, idle_high / n_steps)
+    if not facts.gpu_sets_step(frame):
+        step_saved = min(step_saved, facts.step_saving_us(frame, gpu_saved, host_saved))
+    per_step, share = cost(frame, step_saved * n_steps)
+    if share < cfg.min_share_pct:
+        return []
+    shape = "x".join(map(str, att.score_shape))
+    evidence = {
+        "score_shape": list(att.score_shape),
+        "head_dim": att.head_dim,
+        "attentions_per_step": round(att.attentions_per_step, 1),
+        "trains": att.trains,
+        "dtype": att.dtype,
+        "eager_kernels_per_step": round(float(k.sum()) / n_steps, 1),
+        "eager_kernel_us_per_step": round(eager_us, 1),
+        "fused_flops_per_step": flops,
+        "fused_peak_share_assumed": round(share_of_peak, 3),
+        "fused_us_per_step": round(fused_us, 1),
+        "gpu_time_saved_us_per_step": round(gpu_saved, 1),
+        "host_time_saved_us_per_step": round(host_saved, 1),
+        "host_time_us_per_step": round(facts.host_time_us(frame), 1),
+        "largest_ops": _largest_ops(frame, k, n_steps),
+    }
+    # what the GPU time alone would give, said where the host may hold the step back
+    _, gpu_share = cost(frame, gpu_saved * n_steps)
+    evidence["gpu_bound_share_pct"] = gpu_share
+    title = (
+        f"Attention runs as separate matmul, softmax and matmul kernels over {shape} score "
+        f"matrices ({att.attentions_per_step:.3g} a step): {eager_us / 1e3:.2f} ms of kernels a "
+        f"step where fused attention would take ~{fused_us / 1e3:.2f} ms; ~{share:.0f}% of the "
+        "step"
+    )
+    if gpu_share > share + 5:
+        title += (
+            f" as traced, where the host's work may set its length (~{gpu_share:.0f}% if the "
+            "GPU does)"
+        )
+    fix = (
+        "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
+        "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "
+        "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
+        "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
+        "fused kernel never writes the score matrices to memory, so it also stops keeping "
+        f"{shape} probabilities per layer for backward. The estimate assumes fused attention at "
+        f"{100 * share_of_peak:.0f}% of the {att.dtype} peak on {sk} keys, as measured on H100 "
+        "and H200: time it."
+    )
+    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+def _largest_ops(frame: TraceFrame, kernels: np.ndarray, n_steps: int) -> list[dict]:
+    """The attention's kernel time per step by the op that launched it, largest first."""
+    ops = frame.cpu_ops
+    g = frame.gpu_ops
+    owner = g["op"].to_numpy()[kernels]
+    dur = g["dur"].to_numpy()[kernels]
+    by: Counter = Counter()
+    for o, d in zip(owner, dur):
+        dims = ops["input_dims"].iat[o]
+        shapes = (
+            [x for x in dims[:2] if isinstance(x, list) and x] if isinstance(dims, list) else []
+        )
+        by[(str(ops["name"].iat[o]), ", ".join("x".join(map(str, x)) for x in shapes))] += d
+    return [
+        {"op": name, "shapes": shapes, "us_per_step": round(float(us) / n_steps, 1)}
+        for (name, shapes), us in by.most_common(5)
+    ]
+
+
+# --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------
+# ViT-B/16's attention at batch 64: 12 heads over 197 tokens, BF16
+
+
+def example(bad: bool) -> TraceBuilder:
+    """One attention a step (64 x 12 heads, 197 tokens, head dimension 64, BF16), forward only.
+    Bad: Q K^T, softmax and attn @ V as three ops, 400 µs of kernels. Good: one
+    scaled_dot_product_attention kernel of 100 µs."""
+    q = [64, 12, 197, 64]
+    scores = [64, 12, 197, 197]
+
+    def args(dims: list, concrete: list | None = None) -> dict:
+        return {
+            "Input Dims": dims,
+            "Input type": [BF16 if d else "" for d in dims],
+            "Concrete Inputs": concrete or [""] * len(dims),
+        }
+
+    if bad:
+        ops = [
+            ("aten::matmul", args([q, [64, 12, 64, 197]]), "gemm_qk", 150),
+            ("aten::softmax", args([scores, [], []], ["", "-1", ""]), "softmax_warp", 100),
+            ("aten::matmul", args([scores, q]), "gemm_av", 150),
+        ]
+    else:
+        ops = [("aten::scaled_dot_product_attention", args([q, q, q]), "cudnn_attention", 100)]
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        kernel_ts = t0 + 50  # the ops launch early in the step, their kernels run back to back
+        for i, (name, op_args, kernel, dur) in enumerate(ops):
+            launch(b, t0 + 10 + 12 * i, kernel_ts, dur, name=name, kernel=kernel, op_args=op_args)
+            kernel_ts += dur
+    return b

@@ -1,0 +1,160 @@
+"""Eager attention (matmul, softmax, matmul): what makes one, what is not called replaceable
+(a per-head bias added to the scores, SDPA's own math fallback, a softmax over another
+dimension), what it is priced at, and that fusion leaves its kernels to it. Hand-written traces
+with recorded shapes, and the zoo's two eager attention runs and their SDPA twins."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REPO
+
+from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.detectors import eager_attention as ea
+from bottleneck_lab.detectors._attention import eager_attention
+from bottleneck_lab.detectors._examples import BF16, launch, steps
+from bottleneck_lab.trace.load import load_trace
+from bottleneck_lab.trace.synth import TraceBuilder, load
+
+Q = [32, 8, 256, 64]
+K_T = [32, 8, 64, 256]
+SCORES = [32, 8, 256, 256]
+
+
+def args(dims: list, concrete: list | None = None) -> dict:
+    return {
+        "Input Dims": dims,
+        "Input type": [BF16 if d else "Scalar" for d in dims],
+        "Concrete Inputs": concrete or [""] * len(dims),
+    }
+
+
+def softmax(dim: str = "-1", shape: list = SCORES) -> tuple[str, dict, int]:
+    return ("aten::softmax", args([shape, [], []], ["", dim, ""]), 200)
+
+
+QK = ("aten::matmul", args([Q, K_T]), 100)
+AV = ("aten::matmul", args([SCORES, Q]), 100)
+
+
+def frame(ops: list[tuple[str, dict, int]], backward: bool = False):
+    """Steps whose ops launch early and whose kernels run back to back (kernel µs each as
+    given), then, with `backward`, a softmax backward under its autograd node."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=80):
+        at = t0 + 40
+        for i, (name, op_args, us) in enumerate(ops):
+            launch(b, t0 + 2 + 6 * i, at, us, name=name, op_args=op_args, op_us=5)
+            at += us
+        if backward:
+            b.cpu_op("autograd::engine::evaluate_function: SoftmaxBackward0", t0 + 60, 10)
+            launch(
+                b,
+                t0 + 62,
+                at,
+                200,
+                name="aten::_softmax_backward_data",
+                op_args=args([SCORES, SCORES, [], []]),
+                op_us=5,
+            )
+    return load(b)
+
+
+def test_matmul_softmax_matmul_is_eager_attention_with_its_shapes():
+    att = eager_attention(frame([QK, softmax(), AV]))
+    assert att is not None
+    assert att.score_shape == tuple(SCORES) and att.head_dim == 64
+    assert att.attentions_per_step == 1 and not att.trains and att.dtype == "bf16"
+    assert att.kernels.sum() == 3 * 3  # three kernels a step over three steps
+
+
+def test_a_mask_shared_across_heads_keeps_it_replaceable():
+    mask = ("aten::add", args([SCORES, [32, 1, 1, 256], []]), 50)
+    assert eager_attention(frame([QK, mask, softmax(), AV])) is not None
+
+
+def test_a_per_head_bias_of_the_scores_size_is_not_called_replaceable():
+    bias = ("aten::add", args([SCORES, [1, 8, 256, 256], []]), 50)  # Swin's relative positions
+    assert eager_attention(frame([QK, bias, softmax(), AV])) is None
+
+
+def test_a_softmax_over_another_dimension_is_not_attention():
+    assert eager_attention(frame([QK, softmax(dim="1"), AV])) is None
+
+
+def test_without_attn_at_v_a_softmax_is_not_attention():
+    assert eager_attention(frame([QK, softmax()])) is None
+
+
+def test_sdpa_math_fallback_is_not_eager_attention():
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=80):
+        b.cpu_op("aten::scaled_dot_product_attention", t0 + 1, 70, args=args([Q, Q, Q]))
+        at = t0 + 40
+        for i, (name, op_args, us) in enumerate([QK, softmax(), AV]):
+            launch(b, t0 + 2 + 6 * i, at, us, name=name, op_args=op_args, op_us=5)
+            at += us
+    assert eager_attention(load(b)) is None
+
+
+def test_training_prices_the_backward_and_the_fused_kernel_at_the_fitted_share():
+    f = frame([QK, softmax(), AV], backward=True)
+    (found,) = [x for x in diagnose([f]).findings if x.code == ea.CODE]
+    ev = found.evidence
+    assert ev["trains"] is True
+    forward = 4.0 * 32 * 8 * 256 * 256 * 64
+    assert ev["fused_flops_per_step"] == pytest.approx(ea.TRAINING_FLOPS_X * forward)
+    assert ev["fused_peak_share_assumed"] == pytest.approx(ea.fused_peak_share(256), abs=1e-3)
+    # the A100's BF16 peak (312 TFLOP/s) at that share
+    fused_us = ea.TRAINING_FLOPS_X * forward / (ea.fused_peak_share(256) * 312e12) * 1e6
+    assert ev["fused_us_per_step"] == pytest.approx(fused_us, abs=0.2)
+    assert ev["eager_kernel_us_per_step"] == pytest.approx(100 + 200 + 100 + 200)
+
+
+def test_the_fused_share_grows_with_the_keys_and_stops_at_the_highest_measured():
+    shares = [ea.fused_peak_share(k) for k in (64, 197, 1024, 8192, 65536)]
+    assert shares == sorted(shares)
+    assert shares[-1] == shares[-2] == ea.FUSED_PEAK_SHARE_MAX
+
+
+def zoo(run: str):
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    return load_trace(path)
+
+
+def test_gpt2_eager_attention_is_the_diagnosis_and_fusion_leaves_its_kernels():
+    d = diagnose(zoo("gpt2_eager_attention/bad"))
+    top = d.findings[0]
+    assert top.code == ea.CODE and top.severity == "high"
+    assert top.evidence["score_shape"] == [8, 12, 1024, 1024]
+    assert top.evidence["head_dim"] == 64 and top.evidence["attentions_per_step"] == 12
+    fusion = next(f for f in d.findings if f.code == "unfused-elementwise")
+    chain_ops = {op for c in fusion.evidence["largest_chains"] for op in c["ops"]}
+    assert not chain_ops & {"aten::softmax", "aten::_softmax", "aten::dropout"}
+
+
+def test_its_sdpa_twin_has_none():
+    assert eager_attention(zoo("gpt2_eager_attention/fixed")[0]) is None
+    assert eager_attention(zoo("vit_b16_eager_attention/fixed")[0]) is None
+
+
+def test_vit_says_what_the_gpu_time_alone_would_give_where_the_host_may_set_the_step():
+    (found,) = [
+        f for f in diagnose(zoo("vit_b16_eager_attention/bad")).findings if f.code == ea.CODE
+    ]
+    assert found.evidence["score_shape"] == [64, 12, 197, 197]
+    assert found.evidence["gpu_bound_share_pct"] > found.share_pct + 5
+    assert "if the GPU does" in found.title
+
+
+@pytest.mark.parametrize(
+    "run",
+    ["swin_b_healthy/healthy", "deberta_v3_healthy/healthy", "t5_compile/bad"],
+)
+def test_biased_attention_and_sdpa_math_in_the_zoo_are_not_called_replaceable(run):
+    """Swin adds a per-head relative position bias, DeBERTa its disentangled terms; T5's
+    softmax runs inside SDPA's math fallback."""
+    f = zoo(run)[0]
+    assert (f.cpu_ops["name"].astype(str).str.endswith("softmax")).any()
+    assert eager_attention(f) is None
