@@ -1774,6 +1774,46 @@ HOLDOUT30: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 31 (2026-11-26, twenty-fourth session), rules written and committed before any of them
+# ran on a GPU, after the eager-attention finding was written from GPT-2 (holdout 3) and ViT-B/16
+# (holdout 30); no rule was written from these models or setups.
+# - bert_eager_attention: HF BERT-base MLM training, 32 x 512 tokens with padding:
+#   attn_implementation="eager" (bad) vs "sdpa" (fixed).
+# - qwen2_eager_attention: HF Qwen2 (8 layers x 1024) training, 8 x 1024 tokens: "eager" (bad)
+#   vs "sdpa" (fixed).
+# - deit_eager_inference: timm DeiT-S/16 inference, batch 256: fused_attn off (bad) vs on (fixed).
+# Rules: if a pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is fusion (the kind of eager-attention and of unfused-elementwise), its predicted
+# saving the top finding's share; healthy otherwise. The fixed runs are healthy. On every run: a
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed on a fixed run where torch.compile(model) measures >= 10%
+# faster on it (compile_savings.py --model-only, after capture). Any other finding >= medium is
+# a false alarm. The labels below are the rules' outcome, set from the measurements before
+# scoring.
+HOLDOUT31: tuple[Scenario, ...] = (
+    Scenario(
+        "bert_eager_attention",
+        "HF BERT-base MLM training, 32 x 512 tokens (half padded to 384), BF16 autocast, fused "
+        'AdamW: attn_implementation="eager" vs "sdpa"',
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "qwen2_eager_attention",
+        "HF Qwen2 (config: 8 layers x 1024) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: "
+        'attn_implementation="eager" vs "sdpa"',
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "deit_eager_inference",
+        "timm DeiT-S/16 inference, batch 256, BF16 autocast: attention as matmul, softmax, matmul "
+        "(fused_attn off) vs scaled_dot_product_attention",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1872,6 +1912,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT28
     + HOLDOUT29
     + HOLDOUT30
+    + HOLDOUT31
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

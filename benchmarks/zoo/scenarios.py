@@ -945,20 +945,35 @@ def roberta_healthy(variant: str) -> Built:
 
 
 def gpt2_eager_attention(variant: str) -> Built:
-    torch = _torch()
     from transformers import GPT2Config, GPT2LMHeadModel
 
+    return _hf_attention(
+        variant, GPT2LMHeadModel, GPT2Config(vocab_size=50304), 8, 1024, "gpt2-124M"
+    )
+
+
+def _hf_attention(
+    variant: str, model_cls, cfg, batch: int, tokens: int, name: str, padded_from: int = 0
+) -> Built:
+    """A HF LM trained on random token ids (batch x tokens, the second half of the batch padded
+    from position padded_from where given) with attn_implementation="eager" (bad) or "sdpa"
+    (fixed), BF16 autocast, fused AdamW."""
+    torch = _torch()
     attn = "sdpa" if variant == "fixed" else "eager"
-    cfg = GPT2Config(vocab_size=50304)
-    model = GPT2LMHeadModel._from_config(cfg, attn_implementation=attn)
+    model = model_cls._from_config(cfg, attn_implementation=attn)
     assert model.config._attn_implementation == attn
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    extra = {}
+    if padded_from:
+        mask = torch.ones_like(ids)
+        mask[batch // 2 :, padded_from:] = 0
+        extra["attention_mask"] = mask
     return _hf_train(
         torch,
         model,
-        lambda m: m(input_ids=ids, labels=ids).loss,
-        8,
-        {"model": "gpt2-124M", "attn_implementation": attn, "tokens": 8 * 1024},
+        lambda m: m(input_ids=ids, labels=ids, **extra).loss,
+        batch,
+        {"model": name, "attn_implementation": attn, "tokens": batch * tokens},
     )
 
 
@@ -3149,12 +3164,53 @@ def vit_b16_eager_attention(variant: str) -> Built:
 
     model = timm.create_model("vit_base_patch16_224", pretrained=False)
     fused = variant == "fixed"
+    _set_fused_attn(model, fused)
+    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
+    return replace(built, config={**built.config, "fused_attn": fused})
+
+
+def _set_fused_attn(model, fused: bool) -> None:
+    """timm's attention as F.scaled_dot_product_attention (fused) or matmul, softmax, matmul."""
     blocks = [m for m in model.modules() if hasattr(m, "fused_attn")]
     assert blocks, "timm's Attention has no fused_attn switch here"
     for m in blocks:
         m.fused_attn = fused
-    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
-    return replace(built, config={**built.config, "fused_attn": fused})
+
+
+# ---- holdout 31: eager attention on models the eager-attention rule was not written from -------
+
+
+def bert_eager_attention(variant: str) -> Built:
+    """HF BERT-base MLM training, 32 x 512 tokens, the last quarter of half the sequences
+    padded (attention_mask), BF16 autocast, fused AdamW: attn_implementation="eager" (bad) vs
+    "sdpa" (fixed)."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    return _hf_attention(variant, BertForMaskedLM, BertConfig(), 32, 512, "bert-base", 384)
+
+
+def qwen2_eager_attention(variant: str) -> Built:
+    """HF Qwen2 (config: 8 layers x 1024, 16 heads) training, 8 x 1024 tokens, BF16 autocast,
+    fused AdamW: attn_implementation="eager" (bad) vs "sdpa" (fixed)."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(**DECODER_8X1024)
+    return _hf_attention(variant, Qwen2ForCausalLM, cfg, 8, 1024, "qwen2 8x1024 (config)")
+
+
+def deit_eager_inference(variant: str) -> Built:
+    """timm DeiT-S/16 inference, batch 256, BF16 autocast under inference_mode: attention as
+    matmul, softmax, matmul (fused_attn off, bad) vs scaled_dot_product_attention (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("deit_small_patch16_224", pretrained=False).cuda().eval()
+    fused = variant == "fixed"
+    _set_fused_attn(model, fused)
+    x = torch.randn(256, 3, 224, 224, device="cuda")
+    step = _inference_step(torch, _as_run(torch, model), x)
+    config = {"model": "timm deit_small_patch16_224", "autocast": "bf16", "mode": "inference"}
+    return Built(step, 256, {**config, "fused_attn": fused}, timed_steps=10)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
@@ -3271,6 +3327,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         efficientnet_b0_healthy,
         gpt2_grad_checkpointing,
         vit_b16_eager_attention,
+        bert_eager_attention,
+        qwen2_eager_attention,
+        deit_eager_inference,
     )
 }
 
