@@ -1795,21 +1795,28 @@ HOLDOUT31: tuple[Scenario, ...] = (
         "bert_eager_attention",
         "HF BERT-base MLM training, 32 x 512 tokens (half padded to 384), BF16 autocast, fused "
         'AdamW: attn_implementation="eager" vs "sdpa"',
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured (H200, twenty-fourth session): 88.49 -> 56.96 ms (35.6% saved): fusion by the
+        # rule. GPU busy 85.05 of 88.49 ms (96%) and 53.47 of 56.96 (94%); torch.compile(model)
+        # measured 56.00 -> 38.85 ms on the fixed run (30.6%): fusion allowed there
+        {"bad": Run(_k("fusion")), "fixed": COMPILES_FASTER},
         fix_kind="fusion",
     ),
     Scenario(
         "qwen2_eager_attention",
         "HF Qwen2 (config: 8 layers x 1024) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: "
         'attn_implementation="eager" vs "sdpa"',
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured: 63.49 -> 37.42 ms (41.1% saved): fusion by the rule. GPU busy 95% and 94%;
+        # torch.compile(model) measured 37.15 -> 21.72 ms on the fixed run (41.5%): fusion allowed
+        {"bad": Run(_k("fusion")), "fixed": COMPILES_FASTER},
         fix_kind="fusion",
     ),
     Scenario(
         "deit_eager_inference",
         "timm DeiT-S/16 inference, batch 256, BF16 autocast: attention as matmul, softmax, matmul "
         "(fused_attn off) vs scaled_dot_product_attention",
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured: 25.17 -> 13.31 ms (47.1% saved): fusion by the rule. GPU busy 99% and 98%;
+        # torch.compile(model) measured 13.28 -> 9.97 ms on the fixed run (24.9%): fusion allowed
+        {"bad": Run(_k("fusion")), "fixed": COMPILES_FASTER},
         fix_kind="fusion",
     ),
 )
@@ -2039,4 +2046,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "efficientnet_b0_healthy/healthy": (21.0,),
     "gpt2_grad_checkpointing/fixed": (48.3,),
     "vit_b16_eager_attention/fixed": (8.4,),
+    "bert_eager_attention/fixed": (30.6,),
+    "qwen2_eager_attention/fixed": (41.5,),
+    "deit_eager_inference/fixed": (24.9,),
 }
