@@ -33,20 +33,32 @@ MIN_SEQUENCE = 16
 
 
 @dataclass(frozen=True)
-class EagerAttention:
-    """The eager attention of a trace: its most common score shape (..., Sq, Sk) and head
-    dimension, the forward attentions per step, whether it trains (softmax backward present),
-    the dtype its Q K^T runs in (bf16, fp16, fp32), and for each GPU op (row of frame.gpu_ops) whether its
-    kernel works on attention (QK^T, the scores, softmax, masks, dropout, casts, attn @ V,
-    and their backward)."""
+class Scores:
+    """One shape of score matrix an eager attention softmaxes, (..., Sq, Sk) with batch and
+    heads leading: its head dimension, forward attentions per step, and the dtype its Q K^T runs
+    in (bf16, fp16, fp32)."""
 
-    score_shape: tuple[int, ...]
+    shape: tuple[int, ...]
     head_dim: int
-    attentions_per_step: float
-    trains: bool
+    per_step: float
     dtype: str | None
+
+
+@dataclass(frozen=True)
+class EagerAttention:
+    """The eager attention of a trace: its score shapes (most common first; an encoder-decoder
+    has its self- and cross-attention), whether it trains (softmax backward present), and for
+    each GPU op (row of frame.gpu_ops) whether its kernel works on attention (Q K^T, the scores,
+    softmax, masks, dropout, casts, attn @ V, and their backward)."""
+
+    scores: tuple[Scores, ...]
+    trains: bool
     kernels: np.ndarray
     ops: np.ndarray  # cpu_op rows in the attention
+
+    @property
+    def per_step(self) -> float:
+        return sum(s.per_step for s in self.scores)
 
 
 def _dims(value) -> list[list[int]]:
@@ -124,29 +136,37 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     if not shapes:
         return None
     forward = in_step & ~backward & ~under_sdpa
+    # the ops with a batched (rank >= 3) input, their inputs parsed once for every shape
+    batched = []
+    for i in np.flatnonzero(in_step & ~under_sdpa):
+        d = _dims(dims[i])
+        if any(len(x) >= 3 for x in d):
+            batched.append((i, d))
+    region = np.zeros(len(ops), dtype=bool)
+    scores = []
+    n_steps = max(len(frame.steps), 1)
     for shape, count in shapes.most_common():
-        found = _attention_of(frame, shape, names, dims, forward, in_step & ~under_sdpa)
+        found = _attention_of(frame, shape, names, batched, forward)
         if found is not None:
-            region, head_dim, dtype = found
-            trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
-            g = frame.gpu_ops
-            kernels = nearest_ancestor(parent, g["op"].to_numpy(), region) >= 0
-            n_steps = max(len(frame.steps), 1)
-            return EagerAttention(
-                shape, head_dim, count / n_steps, trains, dtype, kernels, np.flatnonzero(region)
-            )
-    return None
+            ops_of, head_dim, dtype = found
+            region |= ops_of
+            scores.append(Scores(shape, head_dim, count / n_steps, dtype))
+    if not scores:
+        return None
+    trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
+    kernels = nearest_ancestor(parent, frame.gpu_ops["op"].to_numpy(), region) >= 0
+    return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region))
 
 
 def _attention_of(
     frame: TraceFrame,
     shape: tuple[int, ...],
     names: np.ndarray,
-    dims: np.ndarray,
+    batched: list[tuple[int, list[list[int]]]],
     forward: np.ndarray,
-    candidates: np.ndarray,
 ) -> tuple[np.ndarray, int, str | None] | None:
-    """For one softmax's score shape: the cpu_ops of its attention (a mask over cpu_ops), the
+    """For one softmax's score shape, among the `batched` ops (row, parsed input dims) in the
+    steps: the cpu_ops of its attention (a mask over cpu_ops), the
     head dimension and the dtype of Q K^T, where a forward Q K^T and attn @ V around it exist
     and no per-head bias is added to it (BIAS_OPS); else None."""
     sq, sk, lead = shape[-2], shape[-1], math.prod(shape[:-2])
@@ -154,11 +174,8 @@ def _attention_of(
     region = np.zeros(len(names), dtype=bool)
     head_dims: Counter = Counter()
     has_av = False
-    dtype = None
-    for i in np.flatnonzero(candidates):
-        d = _dims(dims[i])
-        if not d:
-            continue
+    dtypes: set = set()
+    for i, d in batched:
         name = names[i]
         score_inputs = [j for j, x in enumerate(d) if _is_score(x, sq, sk, lead)]
         if name in BATCHED_MATMUL_OPS:
@@ -169,8 +186,8 @@ def _attention_of(
                     head_dims[pair[0][-1]] += 1
                     t = types[i]
                     at = 1 if name == "aten::baddbmm" else 0
-                    if dtype is None and isinstance(t, list) and len(t) > at:
-                        dtype = dtype_name(t[at])
+                    if isinstance(t, list) and len(t) > at:
+                        dtypes.add(dtype_name(t[at]))
                 continue
             if forward[i] and pair is not None and _is_score(pair[0], sq, sk, lead):
                 has_av = True
@@ -183,4 +200,7 @@ def _attention_of(
         region[i] = True
     if not head_dims or not has_av:
         return None
+    # under autocast aten::matmul records the FP32 inputs it casts (Qwen2's rotary embeddings
+    # leave Q and K in FP32) and the aten::bmm inside it the BF16 it runs in
+    dtype = next((d for d in ("bf16", "fp16", "fp32") if d in dtypes), None)
     return region, head_dims.most_common(1)[0][0], dtype

@@ -30,6 +30,7 @@ then also says what the GPU time alone would give. Needs recorded shapes (record
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -40,7 +41,7 @@ from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak
 from ..trace import TraceFrame
 from ..trace.synth import TraceBuilder
-from ._attention import eager_attention
+from ._attention import Scores, eager_attention
 from ._common import cost, host_us_of_kernels
 from ._examples import BF16, launch, steps
 
@@ -78,20 +79,15 @@ def detect(frame: TraceFrame, cfg: Config):
     if att is None:
         return []
     peak = device_peak(frame)
-    peak_tflops = peak.peak_for(att.dtype) if peak is not None else None
-    if not peak_tflops:
+    fused = [_fused(s, att.trains, peak) for s in att.scores]
+    if any(f is None for f in fused):
         return []  # no peak to price the fused kernel against
     g = frame.gpu_ops
     k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
     k &= (g["device"] == facts.main_device(frame)).to_numpy() & att.kernels
     n_steps = max(len(frame.steps), 1)
     eager_us = float(g["dur"].to_numpy()[k].sum()) / n_steps
-    *lead, sq, sk = att.score_shape
-    batch_heads = int(np.prod(lead))
-    forward_flops = 4.0 * batch_heads * sq * sk * att.head_dim * att.attentions_per_step
-    flops = forward_flops * (TRAINING_FLOPS_X if att.trains else 1.0)
-    share_of_peak = fused_peak_share(sk)
-    fused_us = flops / (share_of_peak * peak_tflops * 1e12) * 1e6
+    fused_us = sum(f["fused_us_per_step"] for f in fused)
     gpu_saved = max(eager_us - fused_us, 0.0)
     # The host stops dispatching those ops (one SDPA call a layer instead); as with fusion, that
     # shortens the step only by the idle it makes the GPU wait at the highest profiler share,
@@ -105,17 +101,18 @@ def detect(frame: TraceFrame, cfg: Config):
     per_step, share = cost(frame, step_saved * n_steps)
     if share < cfg.min_share_pct:
         return []
-    shape = "x".join(map(str, att.score_shape))
+    first = att.scores[0]
+    shapes = [_shape(s.shape) for s in att.scores]
     evidence = {
-        "score_shape": list(att.score_shape),
-        "head_dim": att.head_dim,
-        "attentions_per_step": round(att.attentions_per_step, 1),
+        "score_shape": list(first.shape),
+        "head_dim": first.head_dim,
+        "attentions_per_step": round(att.per_step, 1),
         "trains": att.trains,
-        "dtype": att.dtype,
+        "dtype": first.dtype,
+        "score_shapes": fused,
         "eager_kernels_per_step": round(float(k.sum()) / n_steps, 1),
         "eager_kernel_us_per_step": round(eager_us, 1),
-        "fused_flops_per_step": flops,
-        "fused_peak_share_assumed": round(share_of_peak, 3),
+        "fused_flops_per_step": sum(f["fused_flops_per_step"] for f in fused),
         "fused_us_per_step": round(fused_us, 1),
         "gpu_time_saved_us_per_step": round(gpu_saved, 1),
         "host_time_saved_us_per_step": round(host_saved, 1),
@@ -126,27 +123,60 @@ def detect(frame: TraceFrame, cfg: Config):
     _, gpu_share = cost(frame, gpu_saved * n_steps)
     evidence["gpu_bound_share_pct"] = gpu_share
     title = (
-        f"Attention runs as separate matmul, softmax and matmul kernels over {shape} score "
-        f"matrices ({att.attentions_per_step:.3g} a step): {eager_us / 1e3:.2f} ms of kernels a "
-        f"step where fused attention would take ~{fused_us / 1e3:.2f} ms; ~{share:.0f}% of the "
-        "step"
+        f"Attention runs as separate matmul, softmax and matmul kernels over {_listed(shapes)} "
+        f"score matrices ({att.per_step:.3g} a step): {eager_us / 1e3:.2f} ms of kernels a step "
+        f"where fused attention would take ~{fused_us / 1e3:.2f} ms; ~{share:.0f}% of the step"
     )
     if gpu_share > share + 5:
         title += (
             f" as traced, where the host's work may set its length (~{gpu_share:.0f}% if the "
             "GPU does)"
         )
+    assumed = ", ".join(
+        f"{100 * f['fused_peak_share_assumed']:.0f}% of the {f['dtype']} peak on "
+        f"{f['shape'][-1]} keys"
+        for f in fused
+    )
     fix = (
         "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
         "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "
         "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
         "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
         "fused kernel never writes the score matrices to memory, so it also stops keeping "
-        f"{shape} probabilities per layer for backward. The estimate assumes fused attention at "
-        f"{100 * share_of_peak:.0f}% of the {att.dtype} peak on {sk} keys, as measured on H100 "
-        "and H200: time it."
+        f"{shapes[0]} probabilities per layer for backward. The estimate assumes fused "
+        f"attention at {assumed}, as measured on H100 and H200: time it."
     )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+
+
+def _fused(scores: Scores, trains: bool, peak) -> dict | None:
+    """One score shape's fused attention: its FLOPs a step and time at the fitted share of the
+    peak of its dtype, None where the device has no such peak."""
+    peak_tflops = peak.peak_for(scores.dtype) if peak is not None else None
+    if not peak_tflops:
+        return None
+    *lead, sq, sk = scores.shape
+    forward = 4.0 * math.prod(lead) * sq * sk * scores.head_dim * scores.per_step
+    flops = forward * (TRAINING_FLOPS_X if trains else 1.0)
+    share_of_peak = fused_peak_share(sk)
+    return {
+        "shape": list(scores.shape),
+        "head_dim": scores.head_dim,
+        "per_step": round(scores.per_step, 1),
+        "dtype": scores.dtype,
+        "fused_flops_per_step": flops,
+        "fused_peak_share_assumed": round(share_of_peak, 3),
+        "fused_us_per_step": round(flops / (share_of_peak * peak_tflops * 1e12) * 1e6, 1),
+    }
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
+
+
+def _listed(items: list[str]) -> str:
+    """a; a and b; a, b and c."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _largest_ops(frame: TraceFrame, kernels: np.ndarray, n_steps: int) -> list[dict]:

@@ -61,10 +61,33 @@ def frame(ops: list[tuple[str, dict, int]], backward: bool = False):
 
 def test_matmul_softmax_matmul_is_eager_attention_with_its_shapes():
     att = eager_attention(frame([QK, softmax(), AV]))
-    assert att is not None
-    assert att.score_shape == tuple(SCORES) and att.head_dim == 64
-    assert att.attentions_per_step == 1 and not att.trains and att.dtype == "bf16"
+    assert att is not None and len(att.scores) == 1 and not att.trains
+    (scores,) = att.scores
+    assert scores.shape == tuple(SCORES) and scores.head_dim == 64
+    assert scores.per_step == 1 and scores.dtype == "bf16"
     assert att.kernels.sum() == 3 * 3  # three kernels a step over three steps
+
+
+def test_self_and_cross_attention_are_both_priced():
+    """An encoder-decoder's cross-attention: 64 queries over the 256 keys of the encoder."""
+    q_cross, scores_cross = [32, 8, 64, 64], [32, 8, 64, 256]
+    cross = [
+        ("aten::matmul", args([q_cross, K_T]), 50),
+        softmax(shape=scores_cross),
+        ("aten::matmul", args([scores_cross, Q]), 50),
+    ]
+    f = frame([QK, softmax(), AV, *cross])
+    att = eager_attention(f)
+    assert [s.shape for s in att.scores] == [tuple(SCORES), tuple(scores_cross)]
+    assert att.kernels.sum() == 6 * 3
+    (found,) = [x for x in diagnose([f]).findings if x.code == ea.CODE]
+    per_shape = found.evidence["score_shapes"]
+    assert [s["shape"] for s in per_shape] == [SCORES, scores_cross]
+    # the cross-attention's FLOPs are a quarter of the self-attention's (64 queries, not 256)
+    assert per_shape[1]["fused_flops_per_step"] == pytest.approx(
+        per_shape[0]["fused_flops_per_step"] / 4
+    )
+    assert "32x8x256x256 and 32x8x64x256 score matrices (2 a step)" in found.title
 
 
 def test_a_mask_shared_across_heads_keeps_it_replaceable():
@@ -103,7 +126,9 @@ def test_training_prices_the_backward_and_the_fused_kernel_at_the_fitted_share()
     assert ev["trains"] is True
     forward = 4.0 * 32 * 8 * 256 * 256 * 64
     assert ev["fused_flops_per_step"] == pytest.approx(ea.TRAINING_FLOPS_X * forward)
-    assert ev["fused_peak_share_assumed"] == pytest.approx(ea.fused_peak_share(256), abs=1e-3)
+    assert ev["score_shapes"][0]["fused_peak_share_assumed"] == pytest.approx(
+        ea.fused_peak_share(256), abs=1e-3
+    )
     # the A100's BF16 peak (312 TFLOP/s) at that share
     fused_us = ea.TRAINING_FLOPS_X * forward / (ea.fused_peak_share(256) * 312e12) * 1e6
     assert ev["fused_us_per_step"] == pytest.approx(fused_us, abs=0.2)
@@ -158,3 +183,18 @@ def test_biased_attention_and_sdpa_math_in_the_zoo_are_not_called_replaceable(ru
     f = zoo(run)[0]
     assert (f.cpu_ops["name"].astype(str).str.endswith("softmax")).any()
     assert eager_attention(f) is None
+
+
+def test_autocast_matmul_on_fp32_inputs_is_priced_in_the_bf16_its_bmm_runs():
+    """Under autocast aten::matmul records the FP32 Q and K it casts (Qwen2's rotary
+    embeddings leave them FP32), the aten::bmm inside it the BF16 it runs in."""
+    fp32 = {"Input Dims": [Q, K_T], "Input type": ["float", "float"], "Concrete Inputs": ["", ""]}
+    bmm = args([[256, 256, 64], [256, 64, 256]])
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=80):
+        b.cpu_op("aten::matmul", t0 + 1, 8, args=fp32)
+        launch(b, t0 + 2, t0 + 40, 100, name="aten::bmm", op_args=bmm, op_us=5)
+        for i, (name, op_args, us) in enumerate([softmax(), AV]):
+            launch(b, t0 + 20 + 6 * i, t0 + 140 + 200 * i, us, name=name, op_args=op_args, op_us=5)
+    att = eager_attention(load(b))
+    assert att is not None and att.scores[0].dtype == "bf16"

@@ -11,6 +11,7 @@ import pytest
 from conftest import EXTERNAL_TRACES, REPO
 
 from bottleneck_lab.analyze import diagnose
+from bottleneck_lab.detectors import fusion
 from bottleneck_lab.detectors._examples import launch, mm_args, steps
 from bottleneck_lab.trace.load import load_trace
 from bottleneck_lab.trace.synth import TraceBuilder, load
@@ -52,11 +53,12 @@ def fusion_finding(
 
 
 def zoo_fusion_finding(run: str):
-    """The one fusion finding of a zoo trace (skipped where the trace is absent)."""
+    """The one unfused-elementwise finding of a zoo trace (skipped where the trace is
+    absent)."""
     path = REPO / "traces" / "zoo" / f"{run}.json.gz"
     if not path.is_file():
         pytest.skip(f"{path} is absent")
-    (found,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "fusion"]
+    (found,) = [f for f in diagnose(load_trace(path)).findings if f.code == fusion.CODE]
     return found
 
 
