@@ -1821,6 +1821,39 @@ HOLDOUT31: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 32 (2026-11-26, twenty-fourth session), rules written and committed before any of them
+# ran on a GPU, after holdout 31 was scored and eager-attention learned to price every score
+# shape of a trace (self- and cross-attention); no rule was written from these models or setups.
+# - vit_s32_eager_attention: timm ViT-S/32 training, batch 256 (50 tokens: fused attention's
+#   kernels run far below peak on so few): fused_attn off (bad) vs on (fixed).
+# - whisper_eager_attention: HF Whisper (base sizes) training, encoder self-attention over 1,500
+#   frames, decoder self- and cross-attention: attn_implementation="eager" (bad) vs "sdpa"
+#   (fixed).
+# Rules: if a pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is fusion, its predicted saving the top finding's share; else both its runs are
+# healthy (an eager-attention finding >= medium there is a false alarm). The fixed runs are
+# healthy. On every run: a run whose GPU is busy under 80% of the synchronised step may have
+# host_bound and launch_overhead; fusion is allowed on a fixed run where torch.compile(model)
+# measures >= 10% faster on it (compile_savings.py --model-only, after capture). Any other
+# finding >= medium is a false alarm. The labels below are the rules' outcome, set from the
+# measurements before scoring.
+HOLDOUT32: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_s32_eager_attention",
+        "timm ViT-S/32 training, batch 256, BF16 autocast + channels_last, fused AdamW: attention "
+        "as matmul, softmax, matmul (fused_attn off) vs scaled_dot_product_attention",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "whisper_eager_attention",
+        "HF Whisper (config: base sizes) training on 16 x 30 s, BF16 autocast, fused AdamW: "
+        'attn_implementation="eager" vs "sdpa"',
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1920,6 +1953,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT29
     + HOLDOUT30
     + HOLDOUT31
+    + HOLDOUT32
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

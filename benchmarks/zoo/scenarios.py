@@ -1757,6 +1757,11 @@ def whisper_healthy(variant: str) -> Built:
     """HF Whisper (config: whisper-base sizes, 6 + 6 layers, d_model 512) speech-to-text training
     on 16 x 30 s of random 80-band log-mel features and 128-token transcripts, BF16 autocast,
     fused AdamW."""
+    return _whisper_train(None)
+
+
+def _whisper_train(attn: str | None) -> Built:
+    """whisper_healthy's run, with attn_implementation=attn where given (else the default)."""
     torch = _torch()
     from transformers import WhisperConfig, WhisperForConditionalGeneration
 
@@ -1769,14 +1774,20 @@ def whisper_healthy(variant: str) -> Built:
         encoder_ffn_dim=2048,
         decoder_ffn_dim=2048,
     )
+    if attn is None:
+        model = WhisperForConditionalGeneration(cfg)
+    else:
+        model = WhisperForConditionalGeneration._from_config(cfg, attn_implementation=attn)
+        assert model.config._attn_implementation == attn
     feats = torch.randn(16, 80, 3000, device="cuda")
     labels = torch.randint(0, cfg.vocab_size, (16, 128), device="cuda")
+    config = {"model": "whisper-base (config)", "audio_s": 16 * 30, "tokens": 16 * 128}
     return _hf_train(
         torch,
-        WhisperForConditionalGeneration(cfg),
+        model,
         lambda m: m(input_features=feats, labels=labels).loss,
         16,
-        {"model": "whisper-base (config)", "audio_s": 16 * 30, "tokens": 16 * 128},
+        config if attn is None else {**config, "attn_implementation": attn},
     )
 
 
@@ -3159,13 +3170,19 @@ def vit_b16_eager_attention(variant: str) -> Built:
     """timm ViT-B/16 training, batch 64, BF16 autocast, fused AdamW: attention as matmul,
     softmax, matmul (timm's fused_attn off in every block) (bad) vs
     F.scaled_dot_product_attention (fixed)."""
+    return _timm_fused_attn_pair(variant, "vit_base_patch16_224", 64)
+
+
+def _timm_fused_attn_pair(variant: str, name: str, batch: int) -> Built:
+    """A timm ViT trained as _image_train does (BF16 + channels_last, fused AdamW), its attention
+    as matmul, softmax, matmul (bad) or F.scaled_dot_product_attention (fixed)."""
     torch = _torch()
     import timm
 
-    model = timm.create_model("vit_base_patch16_224", pretrained=False)
+    model = timm.create_model(name, pretrained=False)
     fused = variant == "fixed"
     _set_fused_attn(model, fused)
-    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
+    built = _image_train(torch, model, f"timm {name}", batch, True, True)
     return replace(built, config={**built.config, "fused_attn": fused})
 
 
@@ -3211,6 +3228,23 @@ def deit_eager_inference(variant: str) -> Built:
     step = _inference_step(torch, _as_run(torch, model), x)
     config = {"model": "timm deit_small_patch16_224", "autocast": "bf16", "mode": "inference"}
     return Built(step, 256, {**config, "fused_attn": fused}, timed_steps=10)
+
+
+# ---- holdout 32: eager attention where it may not pay, and cross-attention ---------------------
+
+
+def vit_s32_eager_attention(variant: str) -> Built:
+    """timm ViT-S/32 training on 224 x 224 images (50 tokens), batch 256, BF16 autocast +
+    channels_last, fused AdamW: attention as matmul, softmax, matmul (fused_attn off, bad) vs
+    scaled_dot_product_attention (fixed)."""
+    return _timm_fused_attn_pair(variant, "vit_small_patch32_224", 256)
+
+
+def whisper_eager_attention(variant: str) -> Built:
+    """whisper_healthy's run (encoder self-attention over 1,500 frames, decoder self- and
+    cross-attention over 128 tokens) with attn_implementation="eager" (bad) vs "sdpa"
+    (fixed)."""
+    return _whisper_train("sdpa" if variant == "fixed" else "eager")
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
@@ -3330,6 +3364,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         bert_eager_attention,
         qwen2_eager_attention,
         deit_eager_inference,
+        vit_s32_eager_attention,
+        whisper_eager_attention,
     )
 }
 
