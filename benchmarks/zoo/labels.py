@@ -1842,14 +1842,28 @@ HOLDOUT32: tuple[Scenario, ...] = (
         "vit_s32_eager_attention",
         "timm ViT-S/32 training, batch 256, BF16 autocast + channels_last, fused AdamW: attention "
         "as matmul, softmax, matmul (fused_attn off) vs scaled_dot_product_attention",
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured (H200, twenty-fourth session): 25.88 -> 21.49 ms (17.0% saved; time_runs.py
+        # 28.51 -> 20.03, 29.7%): fusion by the rule. GPU busy 17.62 of 25.88 ms (68%) and 15.53
+        # of 21.49 (72%): host_bound, launch_overhead allowed on both; torch.compile(model)
+        # measured 18.13 -> 17.25 ms on the fixed run (4.9%, under 10%): no fusion there
+        {
+            "bad": Run(_k("fusion"), _k("host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
         fix_kind="fusion",
     ),
     Scenario(
         "whisper_eager_attention",
         "HF Whisper (config: base sizes) training on 16 x 30 s, BF16 autocast, fused AdamW: "
         'attn_implementation="eager" vs "sdpa"',
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured: 89.77 -> 49.78 ms (44.5% saved; time_runs.py 99.33 -> 51.76, 47.9%): fusion
+        # by the rule. GPU busy 78.84 of 89.77 ms (88%) and 34.48 of 49.78 (69%: host_bound,
+        # launch_overhead allowed); torch.compile(model) measured 42.59 -> 51.30 ms on the fixed
+        # run (-20.4%): no fusion there
+        {
+            "bad": Run(_k("fusion")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
         fix_kind="fusion",
     ),
 )
@@ -2083,4 +2097,6 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "bert_eager_attention/fixed": (30.6,),
     "qwen2_eager_attention/fixed": (41.5,),
     "deit_eager_inference/fixed": (24.9,),
+    "vit_s32_eager_attention/fixed": (4.9,),
+    "whisper_eager_attention/fixed": (-20.4,),
 }
