@@ -132,10 +132,13 @@ def detect(frame: TraceFrame, cfg: Config):
             f" as traced, where the host's work may set its length (~{gpu_share:.0f}% if the "
             "GPU does)"
         )
+    # one clause per distinct key length (a cross-attention shares its encoder's)
     assumed = ", ".join(
-        f"{100 * f['fused_peak_share_assumed']:.0f}% of the {f['dtype']} peak on "
-        f"{f['shape'][-1]} keys"
-        for f in fused
+        dict.fromkeys(
+            f"{100 * f['fused_peak_share_assumed']:.0f}% of the {f['dtype']} peak on "
+            f"{f['shape'][-1]} keys"
+            for f in fused
+        )
     )
     fix = (
         "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "

@@ -88,6 +88,7 @@ def test_self_and_cross_attention_are_both_priced():
         per_shape[0]["fused_flops_per_step"] / 4
     )
     assert "32x8x256x256 and 32x8x64x256 score matrices (2 a step)" in found.title
+    assert found.fix.count("peak on 256 keys") == 1  # both have 256 keys: said once
 
 
 def test_a_mask_shared_across_heads_keeps_it_replaceable():
