@@ -42,7 +42,7 @@ from ..efficiency import device_peak
 from ..trace import TraceFrame
 from ..trace.synth import TraceBuilder
 from ._attention import Scores, eager_attention
-from ._common import cost, host_us_of_kernels
+from ._common import cost, fused_step_saving_us, host_us_of_kernels
 from ._examples import BF16, launch, steps
 
 CODE = "eager-attention"
@@ -89,15 +89,10 @@ def detect(frame: TraceFrame, cfg: Config):
     eager_us = float(g["dur"].to_numpy()[k].sum()) / n_steps
     fused_us = sum(f["fused_us_per_step"] for f in fused)
     gpu_saved = max(eager_us - fused_us, 0.0)
-    # The host stops dispatching those ops (one SDPA call a layer instead); as with fusion, that
-    # shortens the step only by the idle it makes the GPU wait at the highest profiler share,
-    # and off a GPU-bound step the host's work at the lowest share bounds the whole saving.
+    # the host stops dispatching those ops (one SDPA call a layer instead), counted as fusion's
     removed = g.loc[k, ["op"]].rename(columns={"op": "owner"})
     host_saved = host_us_of_kernels(frame, removed) / n_steps
-    idle_high = facts.host_idle_at_high_profiler_share(frame, "launch_overhead", "host_bound")
-    step_saved = gpu_saved + min(host_saved, idle_high / n_steps)
-    if not facts.gpu_sets_step(frame):
-        step_saved = min(step_saved, facts.step_saving_us(frame, gpu_saved, host_saved))
+    step_saved = fused_step_saving_us(frame, gpu_saved, host_saved)
     per_step, share = cost(frame, step_saved * n_steps)
     if share < cfg.min_share_pct:
         return []
@@ -173,7 +168,7 @@ def _fused(scores: Scores, trains: bool, peak) -> dict | None:
     }
 
 
-def _shape(shape: tuple[int, ...]) -> str:
+def _shape(shape) -> str:
     return "x".join(map(str, shape))
 
 
@@ -194,7 +189,7 @@ def _largest_ops(frame: TraceFrame, kernels: np.ndarray, n_steps: int) -> list[d
         shapes = (
             [x for x in dims[:2] if isinstance(x, list) and x] if isinstance(dims, list) else []
         )
-        by[(str(ops["name"].iat[o]), ", ".join("x".join(map(str, x)) for x in shapes))] += d
+        by[(str(ops["name"].iat[o]), ", ".join(_shape(x) for x in shapes))] += d
     return [
         {"op": name, "shapes": shapes, "us_per_step": round(float(us) / n_steps, 1)}
         for (name, shapes), us in by.most_common(5)

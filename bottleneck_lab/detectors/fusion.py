@@ -62,7 +62,7 @@ from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
 from ._attention import eager_attention
-from ._common import cost, host_us_of_kernels, when
+from ._common import cost, fused_step_saving_us, host_us_of_kernels, when
 from ._examples import launch, mm_args, steps
 
 CODE = "unfused-elementwise"
@@ -397,20 +397,7 @@ def detect(frame: TraceFrame, cfg: Config):
         hand = hand.loc[~hand["chain"].isin(_beside_attention(frame, k, hand, attention))]
     hand_copies = layout.loc[~layout.index.isin(hand.index)]
     host_saved = host_us_of_kernels(frame, _removed_kernels(hand, hand_copies)) / n_steps
-    # Whether the host or the GPU sets the step's length hangs on the profiler's share of host
-    # time, known only within a range: off a GPU-bound step, promise the smaller of the two
-    # ends (below). At the highest share
-    # the host's saving shortens the step only by the idle it makes the GPU wait (as host_bound
-    # promises; DenseNet-121, GPU busy 92% of the synchronised step, was promised 12% from host
-    # dispatch that torch.compile, measured 22-54% slower, never gave back).
-    idle_high = facts.host_idle_at_high_profiler_share(frame, "launch_overhead", "host_bound")
-    step_saved = saved / n_steps + min(host_saved, idle_high / n_steps)
-    # Where the GPU is busy through the step it sets the step's length, and the kernel time
-    # fused away is step time saved. Elsewhere the host's work may set it: facts.host_time_us
-    # is then an upper bound (waits in a full launch queue shorter than BLOCKED_LAUNCH_US go
-    # unseen), so promise no more than it allows (DenseNet-121 above).
-    if not facts.gpu_sets_step(frame):
-        step_saved = min(step_saved, facts.step_saving_us(frame, saved / n_steps, host_saved))
+    step_saved = fused_step_saving_us(frame, saved / n_steps, host_saved)
     per_step, share = cost(frame, step_saved * n_steps)
     if share < cfg.min_share_pct:
         return []
