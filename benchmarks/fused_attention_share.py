@@ -29,12 +29,6 @@ from bottleneck_lab.op_flops import compute_ops, matrix_owner  # noqa: E402
 from bottleneck_lab.trace.load import load_trace  # noqa: E402
 
 
-def holdout_names() -> set[str]:
-    return {
-        s.name for name in dir(labels) if name.startswith("HOLDOUT") for s in getattr(labels, name)
-    }
-
-
 def key_length(name: str, dims) -> int | None:
     """The key length of a forward attention op from its recorded k input."""
     spec = _ATTENTION_SPECS.get(name.removeprefix("aten::"))
@@ -72,7 +66,7 @@ def measure(path: Path) -> tuple[int, float] | None:
 
 
 def main() -> int:
-    skip = holdout_names()
+    skip = labels.holdout_names()
     rows = []
     for path in sorted((ROOT / "traces" / "zoo").glob("*/*.json.gz")) + sorted(
         (ROOT / "traces" / "h100").glob("*.json.gz")

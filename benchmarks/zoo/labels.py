@@ -1972,6 +1972,13 @@ ALL: tuple[Scenario, ...] = (
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}
 
+
+def holdout_names() -> set[str]:
+    """Every holdout scenario's name (HOLDOUT, HOLDOUT2, ...): they calibrate nothing."""
+    g = globals()
+    return {s.name for name in g if name.startswith("HOLDOUT") for s in g[name]}
+
+
 # What torch.compile(model) measured on each run where it was measured: 1 - compiled/eager
 # synchronised step time, in %, once per measurement (`python benchmarks/zoo/compile_savings.py
 # --model-only NAME[:VARIANT]` on an H100 lease; for the three pairs built as eager vs compiled,
