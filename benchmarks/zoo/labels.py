@@ -1868,6 +1868,59 @@ HOLDOUT32: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 33 (2026-11-26, twenty-fifth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - mha_need_weights: a transformer encoder written with nn.MultiheadAttention, called as
+#   attn(h, h, h) (need_weights defaults to True: matmul, softmax, matmul) (bad) vs
+#   need_weights=False (scaled_dot_product_attention) (fixed).
+# - dlrm_small_batch: a DLRM-style click model (26 EmbeddingBag tables, MLPs, dot interaction) at
+#   batch 256 (bad) vs 4096 (fixed); the saving is per sample.
+# - vit_compiled_item_hook: timm ViT-S/16 under torch.compile with a forward hook per block that
+#   reads a statistic with .item() (bad: graph breaks and host reads) vs writes it into a GPU
+#   buffer (fixed).
+# - bert_dynamic_padding_healthy: HF BERT-base classifier, each batch padded to its own longest
+#   sequence (a new length every step).
+# Rules: if a pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is the fix's kind (fusion for need_weights=False, the batch kinds small_batch and
+# launch_overhead for the bigger batch, sync_stall for the GPU buffer), its predicted saving the
+# top finding's share; healthy otherwise. Fixed runs and the dynamic-padding run are healthy. On
+# every run: a run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed on an eager run where torch.compile(model) measures >= 10%
+# faster on it (compile_savings.py --model-only, after capture). Any other finding >= medium is a
+# false alarm. The labels below are the rules' outcome, set from the measurements before scoring.
+HOLDOUT33: tuple[Scenario, ...] = (
+    Scenario(
+        "mha_need_weights",
+        "nn.MultiheadAttention encoder (12 x 768) masked-token training, 32 x 256 tokens, BF16 "
+        "autocast, fused AdamW: attn(h, h, h) (need_weights=True) vs need_weights=False",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "dlrm_small_batch",
+        "DLRM-style click model (26 EmbeddingBag tables, MLPs, dot interaction), BF16 autocast, "
+        "fused AdamW: batch 256 vs 4096",
+        {
+            "bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")),
+            "fixed": HEALTHY,
+        },
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "vit_compiled_item_hook",
+        "timm ViT-S/16 training under torch.compile, batch 128, BF16 autocast, fused AdamW: a "
+        "forward hook per block reading abs-max with .item() vs writing it into a GPU buffer",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "bert_dynamic_padding_healthy",
+        "HF BERT-base classifier training, batch 32 padded per batch to 64..512 tokens (a new "
+        "length every step), BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -1968,6 +2021,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT30
     + HOLDOUT31
     + HOLDOUT32
+    + HOLDOUT33
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

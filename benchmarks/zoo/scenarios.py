@@ -3247,6 +3247,183 @@ def whisper_eager_attention(variant: str) -> Built:
     return _whisper_train("sdpa" if variant == "fixed" else "eager")
 
 
+# ---- holdout 33: setups no rule was written from ----------------------------------------------
+
+
+def mha_need_weights(variant: str) -> Built:
+    """A pre-norm transformer encoder written with nn.MultiheadAttention (12 layers x 768, 12
+    heads, batch_first), masked-token training on 32 x 256 tokens (vocab 8192), BF16 autocast,
+    fused AdamW. The attention call as most code writes it, attn(h, h, h), which returns the
+    head-averaged attention weights (need_weights defaults to True) and so runs matmul, softmax,
+    matmul (bad), vs attn(h, h, h, need_weights=False), which runs
+    scaled_dot_product_attention (fixed)."""
+    torch = _torch()
+    nn = torch.nn
+    weights = variant == "bad"
+
+    class Block(nn.Module):
+        def __init__(self, d: int, heads: int):
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            h = self.norm1(x)
+            x = x + self.attn(h, h, h, need_weights=weights)[0]
+            return x + self.mlp(self.norm2(x))
+
+    class Encoder(nn.Module):
+        def __init__(self, vocab: int = 8192, d: int = 768, layers: int = 12, tokens: int = 256):
+            super().__init__()
+            self.embed = nn.Embedding(vocab, d)
+            self.pos = nn.Parameter(torch.zeros(1, tokens, d))
+            self.blocks = nn.ModuleList(Block(d, 12) for _ in range(layers))
+            self.norm = nn.LayerNorm(d)
+            self.head = nn.Linear(d, vocab)
+
+        def forward(self, ids):
+            x = self.embed(ids) + self.pos
+            for block in self.blocks:
+                x = block(x)
+            return self.head(self.norm(x))
+
+    model = Encoder().cuda()
+    ids = torch.randint(0, 8192, (32, 256), device="cuda")
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = _as_run(torch, model)
+    step = _train_step(
+        torch, opt, lambda: nn.functional.cross_entropy(run(ids).flatten(0, 1), ids.flatten())
+    )
+    config = {
+        "model": "nn.MultiheadAttention encoder 12 x 768",
+        "tokens": 32 * 256,
+        "need_weights": weights,
+        "autocast": "bf16",
+        "optimizer": "AdamW(fused)",
+    }
+    return Built(step, 32, config)
+
+
+def dlrm_small_batch(variant: str) -> Built:
+    """A DLRM-style click model: 26 EmbeddingBag tables (50,000 x 64, 4 ids a bag, summed), a
+    bottom MLP over 13 dense features, pairwise dot-product interaction, a top MLP and a logistic
+    loss; BF16 autocast, fused AdamW. Batch 256 (bad) vs 4096 (fixed); the saving is per
+    sample."""
+    torch = _torch()
+    nn = torch.nn
+    tables, rows, dim, hot = 26, 50_000, 64, 4
+    batch = 4096 if variant == "fixed" else 256
+
+    def mlp(*widths: int) -> nn.Sequential:
+        layers: list = []
+        for a, b in zip(widths, widths[1:]):
+            layers += [nn.Linear(a, b), nn.ReLU()]
+        return nn.Sequential(*layers[:-1])
+
+    class DLRM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embeddings = nn.ModuleList(
+                nn.EmbeddingBag(rows, dim, mode="sum") for _ in range(tables)
+            )
+            self.bottom = mlp(13, 512, 256, dim)
+            pairs = (tables + 1) * tables // 2
+            self.top = mlp(dim + pairs, 1024, 1024, 512, 256, 1)
+            self.register_buffer("upper", torch.triu_indices(tables + 1, tables + 1, offset=1))
+
+        def forward(self, dense, sparse):
+            vectors = [self.bottom(dense)]
+            vectors += [emb(sparse[:, i]) for i, emb in enumerate(self.embeddings)]
+            t = torch.stack(vectors, dim=1)
+            dots = torch.bmm(t, t.transpose(1, 2))[:, self.upper[0], self.upper[1]]
+            return self.top(torch.cat([vectors[0], dots], dim=1)).squeeze(1)
+
+    model = DLRM().cuda()
+    dense = torch.randn(batch, 13, device="cuda")
+    sparse = torch.randint(0, rows, (batch, tables, hot), device="cuda")
+    clicks = torch.randint(0, 2, (batch,), device="cuda").float()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = _as_run(torch, model)
+    loss = nn.functional.binary_cross_entropy_with_logits
+    step = _train_step(torch, opt, lambda: loss(run(dense, sparse).float(), clicks))
+    config = {
+        "model": f"DLRM-style: {tables} EmbeddingBag {rows} x {dim}, MLPs 13-512-256-64 / "
+        "415-1024-1024-512-256-1",
+        "autocast": "bf16",
+        "optimizer": "AdamW(fused)",
+    }
+    return Built(step, batch, config, timed_steps=20)
+
+
+def vit_compiled_item_hook(variant: str) -> Built:
+    """timm ViT-S/16 training, batch 128, BF16 autocast, fused AdamW, the model under
+    torch.compile, with a forward hook on each of the 12 blocks logging its output's abs-max:
+    read with .item() (bad: a graph break and a host read in every block) vs written into a
+    GPU buffer (fixed: one graph)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    read = variant == "bad"
+    logged: list[float] = []
+    stats = torch.zeros(len(model.blocks), device="cuda")
+
+    def monitor(i: int):
+        def hook(_module, _inputs, out):
+            stat = out.detach().abs().amax()
+            if read:
+                logged.append(stat.item())
+            else:
+                stats[i].copy_(stat)
+
+        return hook
+
+    for i, block in enumerate(model.blocks):
+        block.register_forward_hook(monitor(i))
+    run = torch.compile(model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    how = "abs-max .item() per block" if read else "abs-max into a GPU buffer"
+    config = {
+        "model": "vit_small_patch16_224",
+        "optimizer": "AdamW(fused)",
+        "autocast": "bf16",
+        "activation_monitor": how,
+        "compile": "default",
+    }
+    return _compiled_for_capture(torch, step, 128, config)
+
+
+def bert_dynamic_padding_healthy(variant: str) -> Built:
+    """HF BERT-base sequence classification, batch 32, BF16 autocast, fused AdamW, each batch
+    padded to its own longest sequence (a new length every step, 64 to 512 tokens, multiples of
+    8), as a collator with dynamic padding gives."""
+    torch = _torch()
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig(num_labels=4)
+    gen = torch.Generator().manual_seed(0)
+    lengths = (torch.randint(8, 65, (64,), generator=gen) * 8).tolist()
+    n = 0
+
+    def loss_of(model):
+        nonlocal n
+        length = lengths[n % len(lengths)]
+        n += 1
+        ids = torch.randint(0, cfg.vocab_size, (32, length), device="cuda")
+        mask = torch.ones_like(ids)
+        mask[16:, length // 2 :] = 0  # half the batch shorter, padded
+        labels = torch.randint(0, 4, (32,), device="cuda")
+        return model(input_ids=ids, attention_mask=mask, labels=labels).loss
+
+    config = {"model": "bert-base (config) classifier", "tokens": "32 x 64..512 (dynamic)"}
+    built = _hf_train(torch, BertForSequenceClassification(cfg), loss_of, 32, config)
+    return replace(built, timed_steps=16)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3366,6 +3543,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         deit_eager_inference,
         vit_s32_eager_attention,
         whisper_eager_attention,
+        mha_need_weights,
+        dlrm_small_batch,
+        vit_compiled_item_hook,
+        bert_dynamic_padding_healthy,
     )
 }
 
