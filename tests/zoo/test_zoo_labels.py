@@ -38,9 +38,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "ms; 11.0% by time_runs.py). eager-attention finds it (384x256x256 scores, 9.03 ms of "
     "kernels a step against ~2.57 fused) but says low 9.1% (14% if the GPU set the step): the "
     "step the host may set (GPU busy 71%) bounds the promise",
-    ("dlrm_small_batch", "fixed"): "holdout 33: small_batch high 84.1% on the DLRM-style model "
-    "at batch 4096, labelled healthy: the FLOP-weighted median product fill (0.97) fell on the "
-    "weight gradients ([1024, 4096] x [4096, 1024]: 64 output tiles whatever the batch)",
     ("vit_compiled_item_hook", "bad"): "holdout 33: a compiled ViT-S whose per-block hook reads "
     ".item() (a graph break and a host read in each of 12 blocks); writing a GPU buffer "
     "instead measured 35.1% (46.01 -> 29.88 ms; 31.1% by time_runs.py). host_bound medium 23.2% "
@@ -113,7 +110,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "a step where the fused attention took 1.5, and the compiled step idles more besides",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
-    ("dlrm_small_batch", "fixed"): WRONG_TOP[("dlrm_small_batch", "fixed")],
     ("swin_b_healthy", "healthy"): WRONG_TOP[("swin_b_healthy", "healthy")],
     ("bert_mlm_masked_select", "fixed"): WRONG_TOP[("bert_mlm_masked_select", "fixed")],
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
