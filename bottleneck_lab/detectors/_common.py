@@ -154,3 +154,20 @@ def fused_step_saving_us(frame: TraceFrame, gpu_us: float, host_us: float) -> fl
     if not facts.gpu_sets_step(frame):
         step_saved = min(step_saved, facts.step_saving_us(frame, gpu_us, host_us))
     return step_saved
+
+
+def shape_changes(frame: TraceFrame, top: int = 3) -> list[dict]:
+    """Ops at the top of the launching thread whose input shapes differ between steps."""
+    ops = frame.cpu_ops
+    sel = ops.loc[(ops["step"] >= 0) & (ops["depth"] <= 1) & ops["input_dims"].notna()]
+    seen: dict[str, dict[int, str]] = {}
+    for name, step, dims in zip(sel["name"].astype(object), sel["step"], sel["input_dims"]):
+        seen.setdefault(name, {}).setdefault(int(step), str(dims))
+    out = []
+    for name, by_step in seen.items():
+        shapes = list(dict.fromkeys(by_step.values()))
+        if len(by_step) > 1 and len(shapes) > 1:
+            out.append(
+                {"op": name, "shapes_by_step": {s: d[:80] for s, d in list(by_step.items())[:3]}}
+            )
+    return out[:top]

@@ -22,7 +22,7 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ..trace.synth import TraceBuilder
-from ._common import cost, gap_evidence, when
+from ._common import cost, gap_evidence, shape_changes, when
 from ._examples import launch, steps
 
 CODE = "recompilation"
@@ -37,23 +37,6 @@ class Config:
     min_share_pct: float = 3.0
 
 
-def _shape_changes(frame: TraceFrame, top: int = 3) -> list[dict]:
-    """Ops at the top of the launching thread whose input shapes differ between steps."""
-    ops = frame.cpu_ops
-    sel = ops.loc[(ops["step"] >= 0) & (ops["depth"] <= 1) & ops["input_dims"].notna()]
-    seen: dict[str, dict[int, str]] = {}
-    for name, step, dims in zip(sel["name"].astype(object), sel["step"], sel["input_dims"]):
-        seen.setdefault(name, {}).setdefault(int(step), str(dims))
-    out = []
-    for name, by_step in seen.items():
-        shapes = list(dict.fromkeys(by_step.values()))
-        if len(by_step) > 1 and len(shapes) > 1:
-            out.append(
-                {"op": name, "shapes_by_step": {s: d[:80] for s, d in list(by_step.items())[:3]}}
-            )
-    return out[:top]
-
-
 def detect(frame: TraceFrame, cfg: Config):
     cs, ce = facts.compile_spans(frame)
     if not len(cs):
@@ -66,7 +49,7 @@ def detect(frame: TraceFrame, cfg: Config):
     ops = frame.cpu_ops
     regions = ops.loc[name_mask(ops["name"], REGION) & (ops["step"] >= 0), "name"].astype(str)
     recompiled = sorted({r.split(": ", 1)[1] for r in regions if not r.endswith("/0")})
-    changes = _shape_changes(frame)
+    changes = shape_changes(frame)
     evidence = {
         "compile_us_per_step": round(float((ce - cs).sum()) / n_steps, 1),
         "gpu_idle_while_compiling_us_per_step": per_step,

@@ -19,7 +19,12 @@ from bottleneck_lab.trace.synth import TraceBuilder, load
 
 TRACES = Path(__file__).resolve().parents[2] / "traces"
 COLD = TRACES / "zoo" / "cold_start" / "cold.json.gz"
-STEADY = sorted(p for p in TRACES.glob("*/*/*.json.gz") if p.parent.name != "cold_start")
+# a new sequence length every step (holdout 33): its first profiled step met a length the warm-up
+# had not, and cuDNN's attention built a plan for it (tested below)
+DYNAMIC = TRACES / "zoo" / "bert_dynamic_padding_healthy" / "healthy.json.gz"
+STEADY = sorted(
+    p for p in TRACES.glob("*/*/*.json.gz") if p.parent.name != "cold_start" and p != DYNAMIC
+)
 
 
 def cold_finding(path, frames=None):
@@ -171,3 +176,19 @@ def test_a_stall_in_a_step_after_the_profilers_warm_up_is_no_first_call():
     assert facts.first_call_ops(warm).empty and facts.startup_us(warm) == 0.0
     d, f = cold_finding(None, [warm])
     assert f is None
+
+
+def test_first_calls_at_shapes_that_change_every_step_are_no_one_off():
+    # HF BERT-base padded per batch: 94 ms of first calls (cuDNN attention's backward planning
+    # for a new sequence length) in the first profiled step; every step has its own length, so a
+    # run pays it once per length, and the finding says to bucket the shapes, not to warm up
+    if not DYNAMIC.is_file():
+        pytest.skip(f"{DYNAMIC} is absent")
+    _, f = cold_finding(DYNAMIC)
+    assert f is not None and f.evidence["ops_whose_shapes_change_between_steps"]
+    assert f.title.startswith("Slow first calls at new input shapes")
+    assert "bucket" in f.fix and "steady-state" not in f.fix
+    # a ResNet-50 profiled from its first step, the same shapes every step: start-up
+    _, cold = cold_finding(COLD)
+    assert cold.title.startswith("One-off start-up")
+    assert cold.evidence["ops_whose_shapes_change_between_steps"] == []

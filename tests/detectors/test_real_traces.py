@@ -273,6 +273,21 @@ def test_sync_stall_names_anomaly_detection_only_where_it_was_on(run, named):
     assert host or not named
 
 
+@pytest.mark.parametrize(
+    ("run", "in_compiled_code"),
+    [("vit_compiled_item_hook/bad", 24), ("vit_activation_monitor/bad", 0)],
+)
+def test_sync_stall_names_graph_breaks_where_the_reads_run_in_compiled_code(run, in_compiled_code):
+    # the same per-block .item() hook on ViT-S/16, under torch.compile (holdout 33: 12 reads, two
+    # sync calls each, every one inside a Torch-Compiled Region) and eager (holdout 18)
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (sync,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "sync_stall"]
+    assert sync.evidence["sync_calls_in_compiled_code_per_step"] == in_compiled_code
+    assert ("breaks the graph" in sync.fix) is bool(in_compiled_code)
+
+
 MOE_LOOPS = [
     "mixtral_moe_experts",
     "qwen3_moe_experts",
