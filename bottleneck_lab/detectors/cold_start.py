@@ -141,7 +141,7 @@ def detect(frame: TraceFrame, cfg: Config):
     changing = [c["op"] for c in shape_changes(frame)]
     evidence["ops_whose_shapes_change_between_steps"] = changing
     if changing and next(iter(by_what)) == FIRST_CALLS:
-        # HF BERT-base padded per batch (holdout 33): 97 ms for cuDNN attention's plan at a
+        # HF BERT-base padded per batch (holdout 33): 94 ms for cuDNN attention's plan at a
         # sequence length the warm-up had not seen, in a run whose every step had a new length
         title = (
             f"Slow first calls at new input shapes: {share:.0f}% of the profiled time the GPU "

@@ -188,10 +188,11 @@ def detect(frame: TraceFrame, cfg: Config):
         fix = (
             f"{compiled:.0f} of these sync calls a step are made inside torch.compile'd code, "
             "where a host read breaks the graph (unless "
-            "torch._dynamo.config.capture_scalar_outputs is set): the pieces between them re-enter through Dynamo's guards and the code around "
-            "the read runs eagerly, host time the wait itself does not show (host_bound reports "
-            "it). Keep the value a tensor (write it into a GPU buffer) so the model compiles to "
-            "one graph; TORCH_LOGS=graph_breaks lists the breaks. " + fix
+            "torch._dynamo.config.capture_scalar_outputs is set): the pieces between the breaks "
+            "re-enter through Dynamo's guards and the code around the read runs eagerly, host "
+            "time the wait itself does not show (host_bound reports it). Keep the value a "
+            "tensor (write it into a GPU buffer) so the model compiles to one graph; "
+            "TORCH_LOGS=graph_breaks lists the breaks. " + fix
         )
     anomaly = facts.anomaly_checks_per_step(frame)
     evidence["anomaly_detection_reads_per_step"] = round(anomaly, 1)
