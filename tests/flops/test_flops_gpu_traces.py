@@ -39,6 +39,11 @@ COUNT_TWIN = {
 }
 
 
+# Runs whose shapes change every step though their sidecar's note does not say so (captured
+# before the builder's note was written): FlopCounterMode counted one step at the first length.
+SHAPES_CHANGE_EVERY_STEP = {"bert_dynamic_padding_healthy/healthy"}
+
+
 def counted(trace: Path, meta: dict) -> dict:
     """The sidecar whose FlopCounterMode count the trace is held to: its own, or its twin's
     (COUNT_TWIN); skips where there is none that holds for each step."""
@@ -47,7 +52,7 @@ def counted(trace: Path, meta: dict) -> dict:
         meta = sidecar(trace.parents[1] / f"{COUNT_TWIN[run]}.json.gz")
     elif meta.get("flops_source", "").startswith("not counted"):
         pytest.skip("compiled step, no FlopCounterMode count and no twin")
-    if "change every step" in meta.get("flops_source", ""):
+    if "change every step" in meta.get("flops_source", "") or run in SHAPES_CHANGE_EVERY_STEP:
         pytest.skip(
             "shapes change every step: one eager step's FlopCounterMode count is not each step's"
         )
