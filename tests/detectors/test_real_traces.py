@@ -288,6 +288,19 @@ def test_sync_stall_names_graph_breaks_where_the_reads_run_in_compiled_code(run,
     assert ("breaks the graph" in sync.fix) is bool(in_compiled_code)
 
 
+@pytest.mark.parametrize(("run", "graphs"), [("bad", 15), ("fixed", 1)])
+def test_host_bound_counts_the_graphs_a_compiled_model_breaks_into(run, graphs):
+    # the compiled ViT-S whose per-block hook reads .item(): a graph break in each of 12 blocks
+    # (holdout 33); writing the value into a GPU buffer instead compiles it to one graph
+    path = REPO / "traces" / "zoo" / "vit_compiled_item_hook" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (host,) = [f for f in diagnose(load_trace(path)).findings if f.code == "host-bound"]
+    assert host.evidence["compiled_graphs_per_step"] == graphs
+    assert ("graph breaks" in host.title) is (graphs > 1)
+    assert ("TORCH_LOGS=graph_breaks" in host.fix) is (graphs > 1)
+
+
 MOE_LOOPS = [
     "mixtral_moe_experts",
     "qwen3_moe_experts",
