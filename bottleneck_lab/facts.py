@@ -200,6 +200,9 @@ def dataloader_spans(frame: TraceFrame) -> pd.DataFrame:
 # own op, not directly under an engine node; a custom backward that read its output for NaN
 # would be counted too.
 ENGINE_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
+# A torch.compile'd frame's span on the host: `Torch-Compiled Region: F/N`, frame F's N-th
+# compile (recompilation reads N; sync_stall, the reads made inside one).
+COMPILED_REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)")
 
 
 def anomaly_checks_per_step(frame: TraceFrame) -> float:

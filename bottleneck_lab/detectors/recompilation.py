@@ -14,7 +14,6 @@ Fix: pad or bucket inputs to a few fixed shapes; or mark the changing dimension 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from .. import facts
@@ -28,8 +27,6 @@ from ._examples import launch, steps
 CODE = "recompilation"
 KIND = "host_bound"
 REQUIRES = {"steps", "cpu_ops"}
-
-REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)")
 
 
 @dataclass(frozen=True)
@@ -47,7 +44,9 @@ def detect(frame: TraceFrame, cfg: Config):
         return []
     n_steps = max(len(frame.steps), 1)
     ops = frame.cpu_ops
-    regions = ops.loc[name_mask(ops["name"], REGION) & (ops["step"] >= 0), "name"].astype(str)
+    regions = ops.loc[
+        name_mask(ops["name"], facts.COMPILED_REGION) & (ops["step"] >= 0), "name"
+    ].astype(str)
     recompiled = sorted({r.split(": ", 1)[1] for r in regions if not r.endswith("/0")})
     changes = shape_changes(frame)
     evidence = {

@@ -69,7 +69,7 @@ def _reads_in_compiled_code(frame: TraceFrame, op_rows: np.ndarray) -> int:
     """How many of the sync calls made under these ops (rows of cpu_ops; -1: none) ran inside a
     torch.compile'd frame (`Torch-Compiled Region: F/N` above them)."""
     ops = frame.cpu_ops
-    region = name_mask(ops["name"], r"^Torch-Compiled Region: ")
+    region = name_mask(ops["name"], facts.COMPILED_REGION)
     if not region.any() or not len(op_rows):
         return 0
     return int((nearest_ancestor(ops["parent"].to_numpy(), op_rows, region) >= 0).sum())
