@@ -1943,6 +1943,56 @@ HOLDOUT33: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 34 (2026-11-26, twenty-sixth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - regnet_loader_augment: torchvision RegNetY-1.6GF on in-memory uint8 images augmented per
+#   sample in the DataLoader's workers (RandomResizedCrop, flip, RandAugment): 3 workers (bad) vs
+#   14 (fixed).
+# - lstmcell_python_loop: a 1-layer LSTM language model whose recurrence is a Python loop over
+#   nn.LSTMCell, one call per time step (bad), vs nn.LSTM over the sequence (cuDNN) (fixed).
+# - hf_vit_small_batch: HF ViTForImageClassification (base sizes) training at batch 4 (bad) vs 128
+#   (fixed); the saving is per sample.
+# - phi_healthy: HF Phi (config: 12 x 1024) causal-LM training, 8 x 1024 tokens, BF16, SDPA.
+# Rules: if a pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is the fix's kind (data_loading for more workers; the per-op kinds launch_overhead
+# and host_bound for the cuDNN LSTM; the batch kinds small_batch and launch_overhead for the
+# bigger batch), its predicted saving the top finding's share; healthy otherwise. Fixed runs and
+# the Phi run are healthy. On every run: a run whose GPU is busy under 80% of the synchronised
+# step may have host_bound and launch_overhead; fusion is allowed on an eager run where
+# torch.compile(model) measures >= 10% faster on it (compile_savings.py --model-only, after
+# capture). Any other finding >= medium is a false alarm. The labels below are the rules'
+# outcome, set from the measurements before scoring.
+HOLDOUT34: tuple[Scenario, ...] = (
+    Scenario(
+        "regnet_loader_augment",
+        "torchvision RegNetY-1.6GF training on in-memory uint8 images augmented per sample in the "
+        "DataLoader's workers (RandomResizedCrop, flip, RandAugment), batch 128, BF16 + "
+        "channels_last, SGD: 3 workers vs 14",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+        fix_kind="data_loading",
+    ),
+    Scenario(
+        "lstmcell_python_loop",
+        "1-layer LSTM language model (512 hidden), 64 x 64 tokens, BF16 autocast, fused AdamW: "
+        "a Python loop over nn.LSTMCell vs nn.LSTM (cuDNN)",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "hf_vit_small_batch",
+        "HF ViTForImageClassification (base sizes, config) training, BF16 autocast, fused AdamW: "
+        "batch 4 vs 128",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "phi_healthy",
+        "HF Phi (config: 12 x 1024) causal-LM training, 8 x 1024 tokens, BF16 autocast, fused "
+        "AdamW, SDPA",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2044,6 +2094,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT31
     + HOLDOUT32
     + HOLDOUT33
+    + HOLDOUT34
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

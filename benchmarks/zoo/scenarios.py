@@ -3428,6 +3428,153 @@ def bert_dynamic_padding_healthy(variant: str) -> Built:
     return replace(built, timed_steps=16, flops_note=note)
 
 
+# ---- holdout 34: more models no rule was written against (labels fixed before capture) ---------
+
+
+class _CachedImageDataset:
+    """Pre-decoded images held in memory as uint8 (a decoded cache: no JPEG decode), each sample
+    augmented on the CPU as ImageNet recipes do: RandomResizedCrop, flip and RandAugment
+    (torchvision.transforms.v2 on uint8 tensors); uint8 out, normalised on the GPU."""
+
+    def __init__(self, n: int = 512, size: int = 288):
+        import torch
+        from torchvision.transforms import v2
+
+        g = torch.Generator().manual_seed(0)
+        self.images = torch.randint(0, 256, (n, 3, size, size), dtype=torch.uint8, generator=g)
+        self.tf = v2.Compose(
+            [v2.RandomResizedCrop(224), v2.RandomHorizontalFlip(), v2.RandAugment(2, 9)]
+        )
+
+    def __len__(self):  # an epoch of 100 batches: prefetching never stalls at an epoch's end
+        return 100 * 128
+
+    def __getitem__(self, i):
+        return self.tf(self.images[i % len(self.images)]), i % 1000
+
+
+def regnet_loader_augment(variant: str) -> Built:
+    """torchvision RegNetY-1.6GF trained on in-memory uint8 images augmented per sample in the
+    DataLoader's workers (RandomResizedCrop, flip, RandAugment), batch 128, BF16 autocast +
+    channels_last, SGD with momentum: 3 workers (bad) vs 14 (fixed), pinned memory and
+    persistent workers on both."""
+    torch = _torch()
+    import torchvision
+
+    workers = 14 if variant == "fixed" else 3
+    loader = torch.utils.data.DataLoader(
+        _CachedImageDataset(),
+        batch_size=128,
+        shuffle=True,
+        drop_last=True,
+        num_workers=workers,
+        pin_memory=True,
+        persistent_workers=True,
+        prefetch_factor=4,
+    )
+    model = torchvision.models.regnet_y_1_6gf(weights=None).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
+    std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
+    next_batch = _endless(loader)
+    run = _as_run(torch, model)
+
+    def loss_of():
+        x, y = next_batch()
+        x = x.to("cuda", non_blocking=True).to(memory_format=torch.channels_last)
+        x = (x.float() - mean) / std
+        return torch.nn.functional.cross_entropy(run(x), y.to("cuda", non_blocking=True))
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "torchvision regnet_y_1_6gf", "num_workers": workers, "pin_memory": True}
+    config |= {"augment": "RandomResizedCrop, flip, RandAugment(2, 9) on uint8 in the workers"}
+    return Built(step, 128, {**config, "autocast": "bf16", "channels_last": True}, timed_steps=4)
+
+
+def lstmcell_python_loop(variant: str) -> Built:
+    """A 1-layer LSTM language model (512 hidden, 8000-token vocabulary) trained on 64 x 64
+    tokens, BF16 autocast, fused AdamW: the recurrence written as a Python loop over
+    nn.LSTMCell, one call per time step (bad), vs nn.LSTM over the whole sequence (cuDNN)
+    (fixed)."""
+    torch = _torch()
+    nn = torch.nn
+    hidden, vocab, batch, tokens = 512, 8000, 64, 64
+    looped = variant == "bad"
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, hidden)
+            if looped:
+                self.cell = nn.LSTMCell(hidden, hidden)
+            else:
+                self.rnn = nn.LSTM(hidden, hidden, batch_first=True)
+            self.head = nn.Linear(hidden, vocab)
+
+        def forward(self, ids):
+            x = self.emb(ids)
+            if not looped:
+                return self.head(self.rnn(x)[0])
+            h = c = x.new_zeros(x.shape[0], hidden)
+            outs = []
+            for t in range(x.shape[1]):
+                h, c = self.cell(x[:, t], (h, c))
+                outs.append(h)
+            return self.head(torch.stack(outs, dim=1))
+
+    model = LM().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    ids = torch.randint(0, vocab, (batch, tokens), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(
+        torch, opt, lambda: nn.functional.cross_entropy(run(ids).flatten(0, 1), ids.flatten())
+    )
+    how = "Python loop over nn.LSTMCell" if looped else "nn.LSTM (cuDNN)"
+    config = {"model": f"1-layer LSTM LM, {hidden} hidden", "tokens": f"{batch} x {tokens}"}
+    return Built(step, batch, {**config, "recurrence": how, "autocast": "bf16"}, timed_steps=10)
+
+
+def hf_vit_small_batch(variant: str) -> Built:
+    """HF ViTForImageClassification (base sizes, config, 1000 classes) training on 224 x 224
+    images, BF16 autocast, fused AdamW: batch 4 (bad) vs 128 (fixed); the saving is per
+    sample."""
+    torch = _torch()
+    from transformers import ViTConfig, ViTForImageClassification
+
+    batch = 128 if variant == "fixed" else 4
+    pixels = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    built = _hf_train(
+        torch,
+        ViTForImageClassification(ViTConfig(num_labels=1000)),
+        lambda m: m(pixel_values=pixels, labels=y).loss,
+        batch,
+        {"model": "HF ViT-base (config)", "images": batch},
+    )
+    return replace(built, timed_steps=20 if batch == 4 else 5)
+
+
+def phi_healthy(variant: str) -> Built:
+    """HF Phi (config: 12 layers x 1024, 16 heads, partial rotary, attention and MLP in
+    parallel) causal-LM training on 8 x 1024 tokens, BF16 autocast, fused AdamW, SDPA."""
+    torch = _torch()
+    from transformers import PhiConfig, PhiForCausalLM
+
+    cfg = PhiConfig(
+        vocab_size=51200,
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=12,
+        num_attention_heads=16,
+        max_position_embeddings=2048,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    model = PhiForCausalLM(cfg)
+    config = {"model": "phi (config: 12 x 1024)", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3551,6 +3698,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         dlrm_small_batch,
         vit_compiled_item_hook,
         bert_dynamic_padding_healthy,
+        regnet_loader_augment,
+        lstmcell_python_loop,
+        hf_vit_small_batch,
+        phi_healthy,
     )
 }
 
