@@ -33,6 +33,20 @@ PAIRS = [
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
+    ("regnet_loader_augment", "bad"): "holdout 34: 3 DataLoader workers doing RandAugment per "
+    "sample measured 10.7% slower than 14 (96.24 -> 85.90 ms; time_runs.py had the 14-worker run "
+    "slower). Under the profiler each step took ~190 ms, long enough for 3 workers to keep the "
+    "queue full: __next__ waited 0.1-0.3 ms a step and the loader is invisible. host_bound "
+    "medium 20.2% comes first (allowed)",
+    ("lstmcell_python_loop", "fixed"): "holdout 34: fusion medium 11.0% on the cuDNN LSTM's 4.3 "
+    "ms step (89% of it in the loss); torch.compile measured 14.6% slower on the model and "
+    "34.7% slower on the whole step: on a step the host sets (GPU busy 48%) compiling adds "
+    "more host time than the fused loss saves",
+    ("hf_vit_small_batch", "fixed"): "holdout 34: fusion medium 23.9% on HF ViT-base at batch "
+    "128, where torch.compile(model) measured 15.1% slower (26.6% for the whole step). A compiled "
+    "capture shows why: Inductor replaced the cuDNN SDPA kernels (4.1 ms a step) with FP32 "
+    "matmuls and softmax kernels, as it does for HF BERT (a GPU probe: HF ViT and BERT lose SDPA "
+    "when compiled, GPT-2 keeps it); the fix text warns of this but the promise stands",
     ("mha_need_weights", "bad"): "holdout 33: nn.MultiheadAttention called with need_weights "
     "left True runs matmul, softmax, matmul; need_weights=False measured 26.5% (43.76 -> 32.16 "
     "ms; 11.0% by time_runs.py). eager-attention finds it (384x256x256 scores, 9.03 ms of "
@@ -113,8 +127,16 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("swin_b_healthy", "healthy"): WRONG_TOP[("swin_b_healthy", "healthy")],
     ("bert_mlm_masked_select", "fixed"): WRONG_TOP[("bert_mlm_masked_select", "fixed")],
     ("vit_ema_loop", "bad"): WRONG_TOP[("vit_ema_loop", "bad")],
+    ("lstmcell_python_loop", "fixed"): WRONG_TOP[("lstmcell_python_loop", "fixed")],
+    ("hf_vit_small_batch", "fixed"): WRONG_TOP[("hf_vit_small_batch", "fixed")],
 }
 SAVING_OFF = {
+    "lstmcell_python_loop": "holdout 34: nn.LSTM measured 86.1% against a Python loop over "
+    "nn.LSTMCell; launch_overhead (the fix's kind) promises 25.8% and host_bound 31.4% for the "
+    "same per-op host work: the profiler's per-op cost lifts most of the loop's gaps over the "
+    "40 µs a launch that tells launching from other host work. Splitting on the time net of "
+    "that cost made launch_overhead promise 83.0% here but moved the top finding of 41 other "
+    "runs (its CUDA-graph estimate up to 72% on healthy ones; two new false alarms): not kept",
     "mha_need_weights": "holdout 33: eager-attention promises 9.1% where need_weights=False "
     "measured 26.5%; see WRONG_TOP",
     "vit_compiled_item_hook": "holdout 33: sync_stall promises 5.7% where the GPU buffer "
