@@ -135,7 +135,7 @@ SAVING_OFF = {
     "nn.LSTMCell; launch_overhead (the fix's kind) promises 25.8% and host_bound 31.4% for the "
     "same per-op host work: the profiler's per-op cost lifts most of the loop's gaps over the "
     "40 µs a launch that tells launching from other host work. Splitting on the time net of "
-    "that cost made launch_overhead promise 83.0% here but moved the top finding of 41 other "
+    "that cost made launch_overhead promise 83.0% here but moved the top finding of 42 other "
     "runs (its CUDA-graph estimate up to 72% on healthy ones; two new false alarms): not kept",
     "mha_need_weights": "holdout 33: eager-attention promises 9.1% where need_weights=False "
     "measured 26.5%; see WRONG_TOP",
