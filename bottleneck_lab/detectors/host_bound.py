@@ -5,7 +5,10 @@ profiler did not record as ops, and the next kernel is launched only after the g
 Likely cause: Python-side work in the step: metrics, logging, numpy, tokenisation, building
 tensors on the host, per-step object creation.
 Fix: move the work out of the step (do it every N steps, or asynchronously), keep tensors on the
-GPU, or overlap it with GPU work by launching the next step's kernels first.
+GPU, or overlap it with GPU work by launching the next step's kernels first. Most such waits
+are no block of work but hundreds of short gaps a step, the host slower to issue each op than
+the GPU to run the last (over launch_overhead's 40 µs a launch, the profiler's cost included):
+there title and fix say so and name fewer, larger ops first.
 Where autograd's anomaly detection is on (facts.anomaly_checks_per_step), the fix names it: it
 records a stack trace inside every forward op. Where torch.compile'd code runs as several graphs
 a step (AOTAutograd's `CompiledFunction`, once per graph), title and fix say how many: each
