@@ -124,7 +124,11 @@ def score_run(
     alarms = [f"{f.kind}:{f.severity}" for f in serious if f.kind not in label.acceptable()]
     fix = (
         # the fix's own finding, whatever its severity: its share is the prediction for that fix
-        next((f for f in d.findings if f.kind == scenario.fix_kind), None)
+        # (an info finding gives no time, as data-loading's where the profiler may hide a loader)
+        next(
+            (f for f in d.findings if f.kind == scenario.fix_kind and f.share_pct is not None),
+            None,
+        )
         if scenario.fix_kind
         else top
     )
