@@ -56,7 +56,8 @@ def detect(frame: TraceFrame, cfg: Config):
     # takes the share of, shows none of that wait; the step the loader holds back is the median
     # step plus the waits it does not show.
     unseen = float(steady.mean() - np.median(steady)) if len(steady) else 0.0
-    step_with_waits = facts.step_time_without_profiler_us(frame) + max(unseen, 0.0)
+    without = facts.step_time_without_profiler_us(frame)
+    step_with_waits = without + max(unseen, 0.0)
     bursts = ""
     if unseen > 0:
         per_step = round(min(idle / max(stats.count, 1), step_with_waits), 1)
@@ -67,7 +68,9 @@ def detect(frame: TraceFrame, cfg: Config):
         )
     multi = bool(name_mask(dl["name"], "MultiProcessing").any())
     if share < cfg.min_share_pct:
-        return _hidden_by_profiler(frame, dl, in_steps / max(stats.count, 1)) if multi else []
+        if not multi:
+            return []
+        return _hidden_by_profiler(dl, in_steps / max(stats.count, 1), stats.median_us, without)
     evidence = {
         "dataloader_us_per_step": round(in_steps / stats.count, 1),
         "dataloader_share_pct": round(dl_share, 2),
@@ -115,14 +118,15 @@ def detect(frame: TraceFrame, cfg: Config):
 HIDDEN_BY_PROFILER_RATIO = 1.3
 
 
-def _hidden_by_profiler(frame: TraceFrame, dl, next_us_per_step: float) -> list[Finding]:
+def _hidden_by_profiler(
+    dl, next_us_per_step: float, profiled: float, without: float
+) -> list[Finding]:
     """An info finding where the loop never waited on its worker processes but the profiler
     slowed the steps enough to hide a loader that cannot keep up at full speed: holdout 34's
     RegNetY-1.6GF on 3 workers doing RandAugment took ~190 ms a profiled step (about 109 ms
     without the profiler by the trace), long enough for the workers to keep the queue full, and
-    14 workers measured 10.7% faster."""
-    profiled = facts.step_stats(frame).median_us
-    without = facts.step_time_without_profiler_us(frame)
+    14 workers measured 10.7% faster. profiled: the median profiled step; without: the step
+    without the profiler's host cost (facts.step_time_without_profiler_us)."""
     if not profiled or not without or profiled < HIDDEN_BY_PROFILER_RATIO * without:
         return []
     title = (
