@@ -2961,8 +2961,23 @@ def shufflenet_loader_workers(variant: str) -> Built:
     torch = _torch()
     import torchvision
 
-    workers = 12 if variant == "fixed" else 2
     ds = _JpegDataset(_make_jpegs())
+    model = torchvision.models.shufflenet_v2_x1_0(weights=None)
+    return _worker_fed_train(
+        torch,
+        ds,
+        model,
+        12 if variant == "fixed" else 2,
+        {"model": "torchvision shufflenet_v2_x1_0"},
+        {"decode": "PIL JPEG, crop, flip in the workers (uint8)"},
+    )
+
+
+def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> Built:
+    """An image classifier trained on `ds`'s uint8 batches of 128 from `workers` DataLoader
+    workers (pinned memory, persistent workers, prefetch 4), normalised on the GPU, BF16 autocast
+    + channels_last, SGD with momentum (foreach); `name` and `how` go into the config around the
+    loader's settings."""
     loader = torch.utils.data.DataLoader(
         ds,
         batch_size=128,
@@ -2973,8 +2988,7 @@ def shufflenet_loader_workers(variant: str) -> Built:
         persistent_workers=True,
         prefetch_factor=4,
     )
-    model = torchvision.models.shufflenet_v2_x1_0(weights=None).cuda()
-    model = model.to(memory_format=torch.channels_last)
+    model = model.cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
     mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
     std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
@@ -2988,8 +3002,7 @@ def shufflenet_loader_workers(variant: str) -> Built:
         return torch.nn.functional.cross_entropy(run(x), y.to("cuda", non_blocking=True))
 
     step = _train_step(torch, opt, loss_of)
-    config = {"model": "torchvision shufflenet_v2_x1_0", "num_workers": workers}
-    config |= {"pin_memory": True, "decode": "PIL JPEG, crop, flip in the workers (uint8)"}
+    config = {**name, "num_workers": workers, "pin_memory": True, **how}
     return Built(step, 128, {**config, "autocast": "bf16", "channels_last": True}, timed_steps=4)
 
 
@@ -3461,35 +3474,16 @@ def regnet_loader_augment(variant: str) -> Built:
     torch = _torch()
     import torchvision
 
-    workers = 14 if variant == "fixed" else 3
-    loader = torch.utils.data.DataLoader(
-        _CachedImageDataset(),
-        batch_size=128,
-        shuffle=True,
-        drop_last=True,
-        num_workers=workers,
-        pin_memory=True,
-        persistent_workers=True,
-        prefetch_factor=4,
+    ds = _CachedImageDataset()
+    model = torchvision.models.regnet_y_1_6gf(weights=None)
+    return _worker_fed_train(
+        torch,
+        ds,
+        model,
+        14 if variant == "fixed" else 3,
+        {"model": "torchvision regnet_y_1_6gf"},
+        {"augment": "RandomResizedCrop, flip, RandAugment(2, 9) on uint8 in the workers"},
     )
-    model = torchvision.models.regnet_y_1_6gf(weights=None).cuda()
-    model = model.to(memory_format=torch.channels_last)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
-    mean = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(1, 3, 1, 1) * 255
-    std = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(1, 3, 1, 1) * 255
-    next_batch = _endless(loader)
-    run = _as_run(torch, model)
-
-    def loss_of():
-        x, y = next_batch()
-        x = x.to("cuda", non_blocking=True).to(memory_format=torch.channels_last)
-        x = (x.float() - mean) / std
-        return torch.nn.functional.cross_entropy(run(x), y.to("cuda", non_blocking=True))
-
-    step = _train_step(torch, opt, loss_of)
-    config = {"model": "torchvision regnet_y_1_6gf", "num_workers": workers, "pin_memory": True}
-    config |= {"augment": "RandomResizedCrop, flip, RandAugment(2, 9) on uint8 in the workers"}
-    return Built(step, 128, {**config, "autocast": "bf16", "channels_last": True}, timed_steps=4)
 
 
 def lstmcell_python_loop(variant: str) -> Built:
