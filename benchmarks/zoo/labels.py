@@ -2018,6 +2018,54 @@ HOLDOUT34: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 35 (2026-11-27, twenty-seventh session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - gpt2_eval_logits_to_host: HF GPT-2 evaluation gathering each batch's logits on the host (bad)
+#   vs the argmax taken on the GPU and the token ids copied (fixed).
+# - llama_added_pad_token: HF Llama (8 x 1024) training after a pad token is added:
+#   resize_token_embeddings(32001) (bad) vs the same padded to a multiple of 64 (fixed).
+# - raft_healthy: torchvision RAFT-large optical-flow training, 8 pairs at 368 x 496, BF16.
+# - deeplab_batch_class_weights: torchvision DeepLabV3-MobileNetV3 training with per-batch class
+#   weights counted by torch.unique (bad) vs scatter_add_ on the GPU (fixed).
+# Rules: if a pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is the fix's kind (memcpy for the smaller copy; precision, whose evidence names
+# half-precision matmuls off multiples of 8, for the padded vocabulary; sync_stall for the count
+# without torch.unique), its predicted saving the top finding's share; healthy otherwise. Fixed
+# runs and the RAFT run are healthy. On every run: a run whose GPU is busy under 80% of the
+# synchronised step may have host_bound and launch_overhead; fusion is allowed on a run where
+# torch.compile(model) measures >= 10% faster on it (compile_savings.py --model-only, after
+# capture). Any other finding >= medium is a false alarm. The labels below are the rules'
+# outcome, set from the measurements before scoring.
+HOLDOUT35: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_eval_logits_to_host",
+        "HF GPT-2 (124M) evaluation, 8 x 256 tokens, BF16 autocast: each batch's logits copied to "
+        "the host vs the argmax on the GPU and the ids copied",
+        {"bad": Run(_k("memcpy")), "fixed": HEALTHY},
+        fix_kind="memcpy",
+    ),
+    Scenario(
+        "llama_added_pad_token",
+        "HF Llama (config: 8 x 1024) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: "
+        "resize_token_embeddings(32001) vs padded to a multiple of 64 (32064)",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "raft_healthy",
+        "torchvision RAFT-large optical-flow training, 8 pairs at 368 x 496, 12 flow updates, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "deeplab_batch_class_weights",
+        "torchvision DeepLabV3-MobileNetV3-Large training, 16 x 512 x 512, BF16 + channels_last, "
+        "SGD, per-batch class weights: torch.unique vs scatter_add_",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2120,6 +2168,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT32
     + HOLDOUT33
     + HOLDOUT34
+    + HOLDOUT35
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

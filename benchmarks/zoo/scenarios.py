@@ -3569,6 +3569,120 @@ def phi_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+def gpt2_eval_logits_to_host(variant: str) -> Built:
+    """HF GPT-2 (124M, the 50,257-token vocabulary) evaluation on 8 x 256 tokens, BF16 autocast
+    under inference_mode, gathering predictions for a metric computed at the end: each batch's
+    logits copied to the host as they come (bad: what a Trainer evaluation loop with
+    eval_accumulation_steps=1 does, 206 MB a batch) vs the argmax taken on the GPU and the token
+    ids copied (fixed: what preprocess_logits_for_metrics does)."""
+    torch = _torch()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    model = GPT2LMHeadModel(GPT2Config()).cuda().eval()
+    ids = torch.randint(0, model.config.vocab_size, (8, 256), device="cuda")
+    whole = variant == "bad"
+    gathered: list = []
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            logits = run(input_ids=ids).logits
+        gathered.append(logits.cpu() if whole else logits.argmax(-1).cpu())
+        if len(gathered) >= 20:  # an evaluation's worth, then the metric
+            gathered.clear()
+
+    how = "logits to the host per batch" if whole else "argmax on the GPU, ids to the host"
+    config = {"model": "gpt2-124M eval (vocab 50257)", "tokens": "8 x 256", "autocast": "bf16"}
+    return Built(step, 8, {**config, "gathered": how})
+
+
+def llama_added_pad_token(variant: str) -> Built:
+    """HF Llama (config: 8 layers x 1024, SwiGLU 2816, 16 heads, 32,000 tokens) causal-LM
+    training on 8 x 1024 tokens, BF16 autocast, fused AdamW, after adding a pad token to the
+    tokenizer: resize_token_embeddings(32001) (bad: an embedding and LM head of 32,001 rows) vs
+    resize_token_embeddings(32001, pad_to_multiple_of=64) (fixed: 32,064 rows)."""
+    torch = _torch()
+    model, cfg = _llama(torch)
+    model.resize_token_embeddings(32001, pad_to_multiple_of=64 if variant == "fixed" else None)
+    ids = torch.randint(0, 32001, (8, 1024), device="cuda")
+    loss_of = lambda m: m(input_ids=ids, labels=ids).loss  # noqa: E731
+    rows = model.get_input_embeddings().weight.shape[0]
+    config = {"model": "llama (config: 8 x 1024)", "tokens": 8 * 1024, "vocab_rows": rows}
+    return _hf_train(torch, model, loss_of, 8, config)
+
+
+def raft_healthy(variant: str) -> Built:
+    """torchvision RAFT-large optical-flow training as its recipe does it (12 flow updates, the
+    sequence loss weighted by 0.8 per update, AdamW, gradient clipping at 1), 8 image pairs at
+    368 x 496 (the FlyingChairs crop), BF16 autocast (the original RAFT's mixed precision)."""
+    torch = _torch()
+    from torchvision.models.optical_flow import raft_large
+
+    model = raft_large(weights=None).cuda().train()
+    opt = torch.optim.AdamW(model.parameters(), lr=4e-4, weight_decay=1e-4, eps=1e-8, fused=True)
+    img1 = torch.randn(8, 3, 368, 496, device="cuda")
+    img2 = torch.randn(8, 3, 368, 496, device="cuda")
+    flow_gt = torch.randn(8, 2, 368, 496, device="cuda") * 10
+    run = _as_run(torch, model)
+    updates = 12
+    weights = 0.8 ** torch.arange(updates - 1, -1, -1, device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            preds = torch.stack(run(img1, img2, num_flow_updates=updates))
+            loss = ((preds.float() - flow_gt).abs().mean(dim=(1, 2, 3, 4)) * weights).sum()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    config = {"model": "torchvision raft_large", "pairs": "8 x 3 x 368 x 496"}
+    config |= {"flow_updates": updates, "autocast": "bf16", "optimizer": "AdamW(fused)"}
+    return Built(step, 8, config)
+
+
+def deeplab_batch_class_weights(variant: str) -> Built:
+    """torchvision DeepLabV3-MobileNetV3-Large (21 classes) segmentation training, batch 16 at
+    512 x 512, BF16 autocast + channels_last, SGD, with the cross-entropy weighted by each
+    batch's inverse class frequencies: counted with torch.unique(return_counts=True) (bad: its
+    output's size depends on the data, so the host waits for the GPU) vs scatter_add_ into a
+    fixed 21-bin count on the GPU (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    classes = 21
+    model = torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=classes, aux_loss=False
+    )
+    model = model.cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9, weight_decay=1e-4)
+    x = torch.randn(16, 3, 512, 512, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, classes, (16, 512, 512), device="cuda")
+    run = _as_run(torch, model)
+    by_unique = variant == "bad"
+
+    def class_counts():
+        if by_unique:
+            present, n = torch.unique(y, return_counts=True)
+            return torch.zeros(classes, device="cuda").index_put_((present,), n.float())
+        flat = y.flatten()
+        return torch.zeros(classes, device="cuda").scatter_add_(
+            0, flat, torch.ones_like(flat, dtype=torch.float)
+        )
+
+    def loss_of():
+        out = run(x)["out"]
+        counts = class_counts()
+        w = counts.sum() / (classes * counts.clamp(min=1))
+        return torch.nn.functional.cross_entropy(out, y, weight=w)
+
+    step = _train_step(torch, opt, loss_of)
+    how = "torch.unique(return_counts=True)" if by_unique else "scatter_add_ on the GPU"
+    config = {"model": "deeplabv3_mobilenet_v3_large", "image": "16 x 3 x 512 x 512"}
+    config |= {"autocast": "bf16", "channels_last": True, "class_counts": how}
+    return Built(step, 16, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3696,6 +3810,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         lstmcell_python_loop,
         hf_vit_small_batch,
         phi_healthy,
+        gpt2_eval_logits_to_host,
+        llama_added_pad_token,
+        raft_healthy,
+        deeplab_batch_class_weights,
     )
 }
 
