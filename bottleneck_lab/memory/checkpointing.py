@@ -3,18 +3,23 @@ time, FLOPs and the memory they allocate again."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from ..trace import TraceFrame
-from ..trace.frame import nearest_ancestor
+from ..trace.frame import name_mask, nearest_ancestor
 from .allocations import _cache, curve
 from .steps import _op_roles
 
 # Reentrant checkpointing names its autograd function; with_stack traces name the module.
 CHECKPOINT_MARKERS = ("CheckpointFunction", "torch/utils/checkpoint.py")
+# Autograd nodes by name (ReluBackward0, torch::autograd::CopySlices): one node can run another
+# inside it, off any evaluate_function of its own (CopySlices runs the backward of an in-place op
+# on a view: RAFT's in-place ReLUs on slices), which is backward work, never forward re-run.
+AUTOGRAD_NODE = re.compile(r"Backward\d*$|^torch::autograd::")
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,11 @@ def recompute_rows(frame: TraceFrame) -> np.ndarray:
         ops = frame.cpu_ops
         r = _op_roles(frame)
         rerun = (
-            (ops["seq"].to_numpy() >= 0) & r["in_backward"] & ~r["evaluate_function"] & ~r["node"]
+            (ops["seq"].to_numpy() >= 0)
+            & r["in_backward"]
+            & ~r["evaluate_function"]
+            & ~r["node"]
+            & ~name_mask(ops["name"], AUTOGRAD_NODE)
         )
         # Children of a recomputed op belong to it even when they carry no Sequence number.
         c["recompute_rows"] = (
