@@ -169,15 +169,25 @@ def detect(frame: TraceFrame, cfg: Config):
     elif pageable_us > 0 or blocked_idle > 0:
         severity = severity_for_share(share)
         n_h2d = evidence["h2d_copies_per_step"]
+        n_d2h = round(int((copies["copy_kind"] == "DtoH").sum()) / n_steps, 1)
         title = (
-            f"Blocking copies from pageable host memory ({n_h2d:.0f} host-to-device per step): "
-            f"about {share:.0f}% of the step recoverable"
+            f"Blocking copies from pageable host memory ({n_h2d:.0f} host-to-device, "
+            f"{n_d2h:.0f} device-to-host per step): about {share:.0f}% of the step recoverable"
         )
         fix = (
             "Pin the host buffers (DataLoader(pin_memory=True) or tensor.pin_memory()) and copy "
             "with .to(device, non_blocking=True) so copies run at full bandwidth and overlap "
             "compute."
         )
+        if by_kind.get("DtoH", 0.0) > by_kind.get("HtoD", 0.0):
+            # outputs brought back whole (logits, feature maps) for a metric computed on the host
+            fix = (
+                "Most of it is device-to-host: bring back less. Reduce on the GPU first (the "
+                "argmax, a metric's running sums) and copy the result; HF Trainer's "
+                "preprocess_logits_for_metrics does this for logits. Where whole tensors must "
+                "come back, copy them into a pinned buffer (torch.empty(..., pin_memory=True)"
+                ".copy_(t, non_blocking=True)) and synchronise once, when they are read."
+            )
         if n_h2d >= 16:
             fix += (
                 f" {n_h2d:.0f} separate copies per step: collate the tensors into one pinned "
