@@ -279,6 +279,56 @@ def test_precision_says_its_range_where_the_hosts_speed_decides():
         assert "Time it" in f.fix
 
 
+def _zoo(run: str):
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path.relative_to(REPO)} not captured yet")
+    return diagnose(load_trace(path), path=str(path))
+
+
+def test_a_vocabulary_off_a_multiple_of_8_is_priced_from_the_steps_aligned_matmuls():
+    """A Llama with one token added (holdout 35): its 32,001-row LM head ran on CUTLASS align1
+    kernels at 123 TFLOP/s where the step's aligned matmuls reached 687; padding to 32,064
+    measured 19.3% faster (sidecars), and precision promises the kernel time beyond the aligned
+    rate, the GPU setting the step. The padded run has no misaligned matmul and no finding."""
+    (f,) = [x for x in _zoo("llama_added_pad_token/bad").findings if x.kind == "precision"]
+    e = f.evidence
+    assert e["vocab_rows"] == 32001 and "32,064" in f.title
+    assert e["vocab_matmul_tflops"] * 3 < e["aligned_matmul_tflops"]
+    assert f.severity == "medium" and abs(f.share_pct - 19.3) <= 5
+    assert "pad_to_multiple_of=64" in f.fix
+    fixed = _zoo("llama_added_pad_token/fixed")
+    assert not [x for x in fixed.findings if x.kind == "precision"]
+
+
+@pytest.mark.parametrize(
+    ("run", "vocab", "priced"),
+    [
+        # BERT's token types (2 rows) and positions (512) are no vocabulary; padding its 30,522
+        # rows measured 19.0% and 15.1% faster on this run (pad_vocab_savings.py)
+        ("bert_inference_healthy/healthy", 30522, True),
+        # Whisper's encoder positions (1,500 rows) meet the 1,500 audio frames in attention's
+        # matmuls: those stay information; its vocabulary's matmuls are a small part of the step
+        ("whisper_eager_attention/bad", 51865, False),
+    ],
+)
+def test_the_vocabulary_is_the_largest_embedding_table(run, vocab, priced):
+    (f,) = [x for x in _zoo(run).findings if x.kind == "precision"]
+    assert f.evidence["vocab_rows"] == vocab
+    assert (f.share_pct is not None) == priced
+    assert ("A vocabulary of" in f.title) == priced
+
+
+def test_backward_nodes_run_inside_copyslices_are_no_recompute():
+    """torchvision RAFT (holdout 35) applies in-place ReLUs to slices of its encoder's output:
+    autograd's CopySlices node runs ReluBackward0 inside it, with a sequence number, off any
+    evaluate_function of its own. No checkpointing: no recompute finding. A checkpointed
+    ConvNeXt keeps its."""
+    assert not [x for x in _zoo("raft_healthy/healthy").findings if x.kind == "recompute"]
+    checkpointed = _zoo("convnext_checkpointing/bad")
+    assert [x for x in checkpointed.findings if x.kind == "recompute"]
+
+
 def test_a_loader_that_served_its_first_step_from_its_buffer_keeps_the_idle_accounting():
     """Holdout 10's audio loader (traces/zoo): its first profiled step found a batch ready, the
     next two waited 182 ms each. data-loading promises that steady wait, more than the mean its
