@@ -115,6 +115,10 @@ PROFILER_FREE_STEP_OFF = {
     "ms step (GPU busy 48%) whose host the profiler slowed less than the median share says: "
     "profiled steps of 4.89 ms, the step without the profiler estimated at 2.89 ms (3.75 at the "
     "lowest measured share) against 4.34 measured",
+    "zoo/gpt2_eval_logits_to_host/bad.json.gz": "holdout 35: a 206 MB device-to-host copy to "
+    "pageable memory every step (190 ms of the 199 ms of GPU time), whose speed moves between "
+    "processes: profiled steps of 235.1 ms, the step without the profiler estimated at 213.8 ms, "
+    "257.52 ms measured by the sidecar and 198.38 by time_runs.py in another process",
     "recapture/effnetv2_eval_host_preds/fixed.json.gz": "holdout 11, captured again: in that "
     "lease the run took 26.31 ms synchronised (18.53 on its first capture, and 18.50 for its bad "
     "run the same day) around the same 17.13 ms of kernels; the trace reads 19.2 ms",
