@@ -3574,7 +3574,8 @@ def gpt2_eval_logits_to_host(variant: str) -> Built:
     under inference_mode, gathering predictions for a metric computed at the end: each batch's
     logits copied to the host as they come (bad: what a Trainer evaluation loop with
     eval_accumulation_steps=1 does, 206 MB a batch) vs the argmax taken on the GPU and the token
-    ids copied (fixed: what preprocess_logits_for_metrics does)."""
+    ids copied (fixed: what preprocess_logits_for_metrics does). on_gpu (no capture, for
+    benchmarks/zoo/ab_time.py): the ids kept on the GPU, no copy and no sync a batch."""
     torch = _torch()
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -3587,7 +3588,11 @@ def gpt2_eval_logits_to_host(variant: str) -> Built:
     def step():
         with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
             logits = run(input_ids=ids).logits
-        gathered.append(logits.cpu() if whole else logits.argmax(-1).cpu())
+        if whole:
+            gathered.append(logits.cpu())
+        else:
+            top = logits.argmax(-1)
+            gathered.append(top if variant == "on_gpu" else top.cpu())
         if len(gathered) >= 20:  # an evaluation's worth, then the metric
             gathered.clear()
 
