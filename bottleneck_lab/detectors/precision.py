@@ -148,8 +148,9 @@ def _misaligned_saving(frame: TraceFrame, k: pd.DataFrame) -> tuple[pd.Series, d
     16-byte loads (CUTLASS "align1"/"align2" kernels: 2.7-7.4x slower forward and backward on
     an H100 for GPT-2's, BERT's, Whisper's and a 32,001-row LM head, `python
     benchmarks/misaligned_gemm_probe.py`). Measuring against kernels at most 4x larger keeps
-    small matmuls, slow for their size, from being priced as slow for their alignment. Only vocabularies: padding one costs a resize; an odd token count (197 patches,
-    1,500 audio frames) or hidden size is the model's, and stays information."""
+    small matmuls, slow for their size, from being priced as slow for their alignment. Only
+    vocabularies: padding one costs a resize; an odd token count (197 patches, 1,500 audio
+    frames) or hidden size is the model's, and stays information."""
     bad, good, odd = _half_gemm_alignment(frame)
     vocab = _odd_vocabulary(frame)
     none = pd.Series(dtype=float), {}
