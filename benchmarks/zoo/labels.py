@@ -2095,6 +2095,42 @@ HOLDOUT35: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 36 (2026-11-27, twenty-seventh session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - t5_adafactor_foreach: HF T5 (t5-small sizes) trained with transformers' Adafactor, a Python
+#   loop over the parameters (bad), vs torch.optim.Adafactor(foreach=True) (fixed).
+# - fastvit_healthy: timm FastViT-T8 training, batch 128, BF16 + channels_last.
+# - falcon_healthy: HF Falcon (config: 12 x 1024) causal-LM training, 8 x 1024 tokens, BF16.
+# Rules: if the pair's fixed run measures >= 10% saving (the capture's sidecars), its bad run's
+# diagnosis is the fix's kind (launch_overhead, whose fix names foreach optimizers, or
+# host_bound: the loop's per-parameter host work), its predicted saving the top finding's
+# share; healthy otherwise. The fixed run and the two healthy runs are healthy. On every run: a
+# run whose GPU is busy under 80% of the synchronised step may have host_bound and
+# launch_overhead; fusion is allowed on a run where torch.compile(model) measures >= 10% faster on
+# it (compile_savings.py --model-only, after capture). Any other finding >= medium is a false
+# alarm. The labels below are the rules' outcome, set from the measurements before scoring.
+HOLDOUT36: tuple[Scenario, ...] = (
+    Scenario(
+        "t5_adafactor_foreach",
+        "HF T5 (t5-small sizes, config) training, 32 x (256 + 64) tokens, BF16 autocast: "
+        "transformers' Adafactor vs torch.optim.Adafactor(foreach=True)",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "fastvit_healthy",
+        "timm FastViT-T8 training, batch 128 at 224 x 224, BF16 autocast + channels_last, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "falcon_healthy",
+        "HF Falcon (config: 12 x 1024, parallel attention, rotary) causal-LM training, 8 x 1024 "
+        "tokens, BF16 autocast, fused AdamW, SDPA",
+        {"healthy": HEALTHY},
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2198,6 +2234,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT33
     + HOLDOUT34
     + HOLDOUT35
+    + HOLDOUT36
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

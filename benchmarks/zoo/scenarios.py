@@ -3688,6 +3688,65 @@ def deeplab_batch_class_weights(variant: str) -> Built:
     return Built(step, 16, config)
 
 
+def t5_adafactor_foreach(variant: str) -> Built:
+    """HF T5 (t5-small sizes, config) seq2seq training on 32 x 256 source and 32 x 64 target
+    tokens, BF16 autocast, with Adafactor as T5 fine-tuning recipes use it (fixed learning rate,
+    no parameter scaling): transformers' Adafactor, a Python loop over the parameters (bad), vs
+    torch.optim.Adafactor with foreach=True (fixed)."""
+    torch = _torch()
+    from transformers import T5Config, T5ForConditionalGeneration
+    from transformers.optimization import Adafactor
+
+    cfg = T5Config(
+        d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
+    )
+    model = T5ForConditionalGeneration(cfg).cuda()
+    params = model.parameters()
+    if variant == "fixed":
+        opt = torch.optim.Adafactor(params, lr=1e-3, foreach=True)
+        how = "torch.optim.Adafactor(foreach=True)"
+    else:
+        opt = Adafactor(params, lr=1e-3, scale_parameter=False, relative_step=False)
+        how = "transformers Adafactor (per-parameter loop)"
+    src = torch.randint(0, cfg.vocab_size, (32, 256), device="cuda")
+    tgt = torch.randint(0, cfg.vocab_size, (32, 64), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: run(input_ids=src, labels=tgt).loss)
+    config = {"model": "t5-small (config)", "tokens": 32 * (256 + 64), "autocast": "bf16"}
+    return Built(step, 32, {**config, "optimizer": how})
+
+
+def fastvit_healthy(variant: str) -> Built:
+    """timm FastViT-T8 (RepMixer token mixing, reparameterisable conv branches, large-kernel
+    attention-free stages) trained on 224 x 224 images, batch 128, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "fastvit_t8", 128, fixed=True, fused_adamw=True)
+
+
+def falcon_healthy(variant: str) -> Built:
+    """HF Falcon (config: 12 layers x 1024, 16 heads, parallel attention and MLP, multi-query
+    attention off, ALiBi off: rotary) causal-LM training on 8 x 1024 tokens, BF16 autocast,
+    fused AdamW, SDPA."""
+    torch = _torch()
+    from transformers import FalconConfig, FalconForCausalLM
+
+    cfg = FalconConfig(
+        vocab_size=65024,
+        hidden_size=1024,
+        num_hidden_layers=12,
+        num_attention_heads=16,
+        multi_query=False,
+        new_decoder_architecture=False,
+        parallel_attn=True,
+        alibi=False,
+        max_position_embeddings=2048,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    model = FalconForCausalLM(cfg)
+    config = {"model": "falcon (config: 12 x 1024)", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3819,6 +3878,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         llama_added_pad_token,
         raft_healthy,
         deeplab_batch_class_weights,
+        t5_adafactor_foreach,
+        fastvit_healthy,
+        falcon_healthy,
     )
 }
 
