@@ -785,14 +785,21 @@ def swin_t_compile(variant: str) -> Built:
     )
 
 
-def t5_compile(variant: str) -> Built:
-    torch = _torch()
+def _t5_small():
+    """HF T5ForConditionalGeneration at t5-small sizes (config, random weights) on the GPU, and
+    its config. decoder_start_token_id: the first capture failed without it (labels shift right
+    from it)."""
     from transformers import T5Config, T5ForConditionalGeneration
 
     cfg = T5Config(
         d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
     )
-    model = T5ForConditionalGeneration(cfg).cuda()
+    return T5ForConditionalGeneration(cfg).cuda(), cfg
+
+
+def t5_compile(variant: str) -> Built:
+    torch = _torch()
+    model, cfg = _t5_small()
     src = torch.randint(0, cfg.vocab_size, (32, 512), device="cuda")
     tgt = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
     return _compiled_pair(
@@ -3110,13 +3117,7 @@ def t5_per_example_copies(variant: str) -> Built:
     there (bad, 96 copies a step), vs stacked on the host into pinned buffers and copied once
     each, non_blocking (fixed)."""
     torch = _torch()
-    from transformers import T5Config, T5ForConditionalGeneration
-
-    # decoder_start_token_id: the first capture failed without it (labels shift right from it)
-    cfg = T5Config(
-        d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
-    )
-    model = T5ForConditionalGeneration(cfg).cuda()
+    model, cfg = _t5_small()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     examples = [
         (
@@ -3694,13 +3695,9 @@ def t5_adafactor_foreach(variant: str) -> Built:
     no parameter scaling): transformers' Adafactor, a Python loop over the parameters (bad), vs
     torch.optim.Adafactor with foreach=True (fixed)."""
     torch = _torch()
-    from transformers import T5Config, T5ForConditionalGeneration
     from transformers.optimization import Adafactor
 
-    cfg = T5Config(
-        d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_heads=8, decoder_start_token_id=0
-    )
-    model = T5ForConditionalGeneration(cfg).cuda()
+    model, cfg = _t5_small()
     params = model.parameters()
     if variant == "fixed":
         opt = torch.optim.Adafactor(params, lr=1e-3, foreach=True)
