@@ -141,7 +141,9 @@ def _odd_vocabulary(frame: TraceFrame) -> int | None:
     return max(rows) if rows and max(rows) % 8 else None
 
 
-def _misaligned_saving(frame: TraceFrame, k: pd.DataFrame) -> tuple[pd.Series, dict]:
+def _misaligned_saving(
+    frame: TraceFrame, k: pd.DataFrame, alignment: tuple[np.ndarray, np.ndarray, pd.Series]
+) -> tuple[pd.Series, dict]:
     """Per kernel of a BF16/FP16 matmul with a vocabulary off a multiple of 8 as a dimension,
     the time it would save at the rate the step's aligned BF16/FP16 matmul kernels of at most 4x
     its FLOPs reach (FLOP-weighted). cuBLAS runs such a matmul with kernels that cannot use
@@ -150,8 +152,9 @@ def _misaligned_saving(frame: TraceFrame, k: pd.DataFrame) -> tuple[pd.Series, d
     benchmarks/misaligned_gemm_probe.py`). Measuring against kernels at most 4x larger keeps
     small matmuls, slow for their size, from being priced as slow for their alignment. Only
     vocabularies: padding one costs a resize; an odd token count (197 patches, 1,500 audio
-    frames) or hidden size is the model's, and stays information."""
-    bad, good, odd = _half_gemm_alignment(frame)
+    frames) or hidden size is the model's, and stays information. alignment:
+    _half_gemm_alignment's answer."""
+    bad, good, odd = alignment
     vocab = _odd_vocabulary(frame)
     none = pd.Series(dtype=float), {}
     if not len(bad) or vocab is None or "owner" not in k:
@@ -164,9 +167,8 @@ def _misaligned_saving(frame: TraceFrame, k: pd.DataFrame) -> tuple[pd.Series, d
     flops = ref["flops"].to_numpy()
     cum_flops, cum_us = np.cumsum(flops), np.cumsum(ref["dur"].to_numpy())
     i = np.searchsorted(flops, 4 * mis["flops"].to_numpy(), side="right")
-    rate = np.where(
-        i > 0, cum_flops[np.maximum(i - 1, 0)] / np.maximum(cum_us[np.maximum(i - 1, 0)], 1e-9), 0
-    )
+    last = np.maximum(i - 1, 0)  # the largest reference kernel within 4x
+    rate = np.where(i > 0, cum_flops[last] / np.maximum(cum_us[last], 1e-9), 0)
     ideal = np.divide(mis["flops"].to_numpy(), rate, out=np.zeros(len(mis)), where=rate > 0)
     saved = np.where(rate > 0, np.maximum(mis["dur"].to_numpy() - ideal, 0.0), 0.0)
     n_steps = max(len(frame.steps), 1)
@@ -232,7 +234,13 @@ PAD_FIX = (
 )
 
 
-def _misaligned_finding(frame: TraceFrame, k: pd.DataFrame, evidence: dict, cfg: Config):
+def _misaligned_finding(
+    frame: TraceFrame,
+    k: pd.DataFrame,
+    alignment: tuple[np.ndarray, np.ndarray, pd.Series],
+    evidence: dict,
+    cfg: Config,
+):
     """Half-precision matmuls with a dimension off a multiple of 8: priced where the dimension
     is a vocabulary and the step's aligned matmuls show what its kernels would reach
     (_misaligned_saving), else information. Padding adds no host work, so where the GPU sets
@@ -241,7 +249,7 @@ def _misaligned_finding(frame: TraceFrame, k: pd.DataFrame, evidence: dict, cfg:
     n = evidence["half_gemms_not_multiple_of_8"]
     if not n:
         return []
-    shorter, seen = _misaligned_saving(frame, k)
+    shorter, seen = _misaligned_saving(frame, k, alignment)
     n_steps = max(len(frame.steps), 1)
     gpu_saved = float(shorter.sum()) / n_steps
     evidence |= seen
@@ -284,6 +292,7 @@ def detect(frame: TraceFrame, cfg: Config):
     fp32 = k["dtype"].isin(FP32).to_numpy()
     n_steps = max(len(frame.steps), 1)
     time_by_dtype = k.groupby("dtype")["dur"].sum()
+    alignment = _half_gemm_alignment(frame)
     evidence = {
         # without recorded shapes, FLOPs are kernel time at the share of peak such kernels reach
         "flops_source": "recorded shapes" if shaped else "kernel names and times (no shapes)",
@@ -298,10 +307,10 @@ def detect(frame: TraceFrame, cfg: Config):
         "tensor_core_kernel_time_pct": round(
             100 * float(k.loc[is_tc, "dur"].sum() / max(k["dur"].sum(), 1e-9)), 1
         ),
-        "half_gemms_not_multiple_of_8": len(_half_gemm_alignment(frame)[0]),
+        "half_gemms_not_multiple_of_8": len(alignment[0]),
     }
     if fp32_pct < cfg.min_fp32_flops_pct:
-        return _misaligned_finding(frame, k, evidence, cfg)
+        return _misaligned_finding(frame, k, alignment, evidence, cfg)
     props = frame.device_props(facts.main_device(frame)) or {}
     major = props.get("computeMajor", 0) or 0
     target = "bf16" if major >= 8 or peak is None or peak.peak_for("bf16") else "fp16"
@@ -340,15 +349,15 @@ def detect(frame: TraceFrame, cfg: Config):
     gpu_saved = (float(saved.sum()) + float(halved.sum())) / n_steps
     shorter = pd.concat([pd.Series(saved, index=k32.index), halved])
 
-    def step_saving_us(profiler_share: float) -> tuple[float, float | None]:
-        return _step_saving_us(frame, gpu_saved, shorter, profiler_share)
-
     # The host's real speed, which the profiler hides, decides how much of that the step sees.
     # The promise takes the host at its slowest plausible (PROFILER_SHARE_OF_HOST_OP_LOW);
     # at the median share is the upper end, said beside it.
-    step_saved, replayed = step_saving_us(facts.PROFILER_SHARE_OF_HOST_OP_LOW)
+    step_saved, replayed = _step_saving_us(
+        frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP_LOW
+    )
     per_step, share = cost(frame, step_saved * n_steps)
-    _, upper = cost(frame, step_saving_us(facts.PROFILER_SHARE_OF_HOST_OP)[0] * n_steps)
+    median = _step_saving_us(frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP)[0]
+    _, upper = cost(frame, median * n_steps)
     if share < cfg.min_share_pct and upper < REPORT_ON_UPPER_PCT:
         return []
     tf32_share = float(k32.loc[tf32, "dur"].sum() / max(k32["dur"].sum(), 1e-9))
