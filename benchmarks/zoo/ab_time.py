@@ -49,7 +49,7 @@ def main() -> int:
     args = p.parse_args()
     a = scenarios.BUILDERS[args.a.split(":")[0]](args.a.split(":")[1])
     if args.pad_vocab:
-        pad_vocab_savings._pad_every_vocabulary()
+        pad_vocab_savings.pad_every_vocabulary()
     b_name = args.b or args.a
     b = scenarios.BUILDERS[b_name.split(":")[0]](b_name.split(":")[1])
     for built in (a, b):

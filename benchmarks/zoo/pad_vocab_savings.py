@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 
-def _pad_every_vocabulary() -> None:
+def pad_every_vocabulary() -> None:
     from transformers import PreTrainedModel
 
     post_init = PreTrainedModel.post_init
@@ -48,7 +48,7 @@ def time_one(name: str, variant: str, pad: bool) -> dict:
     from bottleneck_lab.capture import TimingSettings, time_steps
 
     if pad:
-        _pad_every_vocabulary()
+        pad_every_vocabulary()
     built = scenarios.BUILDERS[name](variant)
     for _ in range(3):
         built.step()
