@@ -2143,6 +2143,57 @@ HOLDOUT36: tuple[Scenario, ...] = (
     ),
 )
 
+# Holdout 37 (2026-11-27, twenty-eighth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - retinanet_healthy: torchvision RetinaNet (ResNet-50 FPN) training, 8 images of 800 x 800 after
+#   its transform, 8 boxes each, BF16 autocast, SGD: the detection reference's loop. As with
+#   Faster R-CNN, any read of the GPU its loss makes is the model's own: sync_stall >= medium is
+#   a false alarm there.
+# - convnext_eval_grad_enabled: timm ConvNeXt-S evaluation, batch 128, BF16 + channels_last, with
+#   autograd left on (bad) vs under torch.inference_mode() (fixed).
+# - regnet_cudnn_benchmark: torchvision RegNetY-3.2GF training, batch 128, BF16 + channels_last,
+#   cudnn.benchmark False (the default; bad) vs True (fixed).
+# - tabular_pandas_loader: an MLP on a pandas DataFrame read one row at a time with df.iloc in
+#   the main process (bad) vs the frame as GPU tensors indexed per batch (fixed).
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars).
+# Then: tabular_pandas_loader's bad run's diagnosis is data_loading; convnext_eval_grad_enabled's
+# is host_bound or launch_overhead (autograd's recording is host work per op; its saved
+# activations cost memory, not time); regnet_cudnn_benchmark's is a cause no finding kind names
+# (cuDNN's algorithm choice), so whatever comes first is wrong there, and no finding at all is
+# wrong too. A fix under 10% makes both runs healthy. The fixed runs and the healthy run are
+# healthy. On every run: a run whose GPU is busy under 80% of the synchronised step may have
+# host_bound and launch_overhead; fusion is allowed on a run where torch.compile(model) measures
+# >= 10% faster on it (compile_savings.py --model-only, after capture). Any other finding >=
+# medium is a false alarm. The labels below are the rules' outcome, set from the measurements
+# before scoring.
+HOLDOUT37: tuple[Scenario, ...] = (
+    Scenario(
+        "retinanet_healthy",
+        "torchvision RetinaNet (ResNet-50 FPN) training, 8 images (800 x 800 after its "
+        "transform), BF16 autocast, SGD",
+        {"healthy": HEALTHY},  # provisional: set from the measurements before scoring
+    ),
+    Scenario(
+        "convnext_eval_grad_enabled",
+        "timm ConvNeXt-S evaluation, batch 128, BF16 + channels_last: autograd on vs "
+        "torch.inference_mode()",
+        {"bad": HEALTHY, "fixed": HEALTHY},  # provisional
+        fix_kind="host_bound",
+    ),
+    Scenario(
+        "regnet_cudnn_benchmark",
+        "torchvision RegNetY-3.2GF training, batch 128, BF16 + channels_last, SGD: "
+        "cudnn.benchmark False vs True",
+        {"bad": HEALTHY, "fixed": HEALTHY},  # provisional
+    ),
+    Scenario(
+        "tabular_pandas_loader",
+        "MLP (200 -> 3 x 2048 -> 10) on a 200,000-row pandas DataFrame, batch 1024, BF16: "
+        "DataLoader reading df.iloc per row vs GPU tensors indexed per batch",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},  # provisional
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2247,6 +2298,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT34
     + HOLDOUT35
     + HOLDOUT36
+    + HOLDOUT37
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

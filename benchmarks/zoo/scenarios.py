@@ -2575,29 +2575,36 @@ def fasterrcnn_healthy(variant: str) -> Built:
     """torchvision Faster R-CNN (ResNet-50 FPN v2, random weights) training on 4 random 640 x 640
     images (resized to 800 by the model's transform) with 12 random boxes each, BF16 autocast,
     SGD with momentum and weight decay as torchvision's detection reference trains it."""
+    return _detection_train("fasterrcnn_resnet50_fpn_v2", images=4, boxes=12)
+
+
+def _detection_train(name: str, images: int, boxes: int) -> Built:
+    """A torchvision detector (random weights) trained on `images` random 640 x 640 images with
+    `boxes` random boxes each, BF16 autocast, SGD with momentum and weight decay as torchvision's
+    detection reference trains it."""
     torch = _torch()
     import torchvision
 
     detection = torchvision.models.detection
-    model = detection.fasterrcnn_resnet50_fpn_v2(weights=None, weights_backbone=None).cuda()
+    model = getattr(detection, name)(weights=None, weights_backbone=None).cuda()
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.SGD(params, lr=0.02, momentum=0.9, weight_decay=1e-4)
-    images = [torch.rand(3, 640, 640, device="cuda") for _ in range(4)]
+    pixels = [torch.rand(3, 640, 640, device="cuda") for _ in range(images)]
     targets = []
-    for _ in range(4):
-        corner = torch.rand(12, 2, device="cuda") * 480
-        size = 32 + torch.rand(12, 2, device="cuda") * 128
-        boxes = torch.cat([corner, corner + size], dim=1)
-        targets.append({"boxes": boxes, "labels": torch.randint(1, 91, (12,), device="cuda")})
+    for _ in range(images):
+        corner = torch.rand(boxes, 2, device="cuda") * 480
+        size = 32 + torch.rand(boxes, 2, device="cuda") * 128
+        box = torch.cat([corner, corner + size], dim=1)
+        targets.append({"boxes": box, "labels": torch.randint(1, 91, (boxes,), device="cuda")})
     run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: sum(run(images, targets).values()))
+    step = _train_step(torch, opt, lambda: sum(run(pixels, targets).values()))
     config = {
-        "model": "torchvision fasterrcnn_resnet50_fpn_v2",
-        "images": "4 x 640 x 640, 12 boxes each",
+        "model": f"torchvision {name}",
+        "images": f"{images} x 640 x 640, {boxes} boxes each",
         "autocast": "bf16",
         "optimizer": "SGD(momentum, weight decay)",
     }
-    return Built(step, 4, config)
+    return Built(step, images, config)
 
 
 def clip_healthy(variant: str) -> Built:
@@ -3744,6 +3751,120 @@ def falcon_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 37: more models no rule was written against (labels fixed before capture) ---------
+
+
+def retinanet_healthy(variant: str) -> Built:
+    """torchvision RetinaNet (ResNet-50 FPN, random weights) training on 8 random 640 x 640 images
+    (resized to 800 by the model's transform) with 8 random boxes each, BF16 autocast, SGD with
+    momentum and weight decay: a one-stage detector whose loss matches anchors per image."""
+    return _detection_train("retinanet_resnet50_fpn", images=8, boxes=8)
+
+
+def convnext_eval_grad_enabled(variant: str) -> Built:
+    """timm ConvNeXt-S evaluation (model.eval()) on 128 images of 224 x 224, BF16 autocast +
+    channels_last: autograd left on, as a validation loop that forgets torch.no_grad() runs it
+    (bad), vs under torch.inference_mode() (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("convnext_small", pretrained=False).cuda().eval()
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    if variant == "fixed":
+        step = _inference_step(torch, model, x)
+    else:
+
+        def step():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                model(x)
+
+    how = "torch.inference_mode()" if variant == "fixed" else "autograd on (no torch.no_grad())"
+    config = {"model": "timm convnext_small (eval)", "autocast": "bf16", "channels_last": True}
+    return Built(step, 128, {**config, "grad_mode": how})
+
+
+def regnet_cudnn_benchmark(variant: str) -> Built:
+    """torchvision RegNetY-3.2GF (grouped convolutions, squeeze-excitation) training on 224 x 224
+    images, batch 128, BF16 autocast + channels_last, SGD with momentum: cuDNN's heuristic choice
+    of algorithms (torch.backends.cudnn.benchmark=False, the default) (bad) vs benchmark=True,
+    cuDNN timing its algorithms on the first step of each shape (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    torch.backends.cudnn.benchmark = variant == "fixed"  # each run is its own process
+    model = torchvision.models.regnet_y_3_2gf(weights=None)
+    built = _image_train(torch, model, "torchvision regnet_y_3_2gf", 128, True, False)
+    return replace(built, config={**built.config, "cudnn_benchmark": variant == "fixed"})
+
+
+class _PandasRowDataset:
+    """A tabular dataset written against pandas: 200 float features and a class label per row of
+    a DataFrame, each sample read with df.iloc[i] and its features turned into a tensor."""
+
+    def __init__(self, rows: int = 200_000, features: int = 200):
+        import numpy as np
+        import pandas as pd
+
+        rng = np.random.default_rng(0)
+        self.columns = [f"f{i}" for i in range(features)]
+        values = rng.standard_normal((rows, features), dtype=np.float32)
+        self.df = pd.DataFrame(values, columns=self.columns)
+        self.df["label"] = rng.integers(0, 10, rows)
+
+    def __len__(self):
+        return len(self.df)
+
+    def __getitem__(self, i):
+        import torch
+
+        row = self.df.iloc[i]  # the features, then the label
+        return torch.tensor(row.iloc[:-1].to_numpy("float32")), int(row.iloc[-1])
+
+
+def tabular_pandas_loader(variant: str) -> Built:
+    """An MLP classifier (200 features, 3 hidden layers of 2048, 10 classes) trained on a
+    200,000-row pandas DataFrame, batch 1024, BF16 autocast, fused AdamW: a DataLoader reading
+    one row at a time with df.iloc in the main process (bad), vs the frame turned into GPU tensors
+    once and each batch indexed there (fixed)."""
+    torch = _torch()
+    nn = torch.nn
+    ds = _PandasRowDataset()
+    width, batch = 2048, 1024
+    model = nn.Sequential(
+        nn.Linear(len(ds.columns), width),
+        nn.ReLU(),
+        nn.Linear(width, width),
+        nn.ReLU(),
+        nn.Linear(width, width),
+        nn.ReLU(),
+        nn.Linear(width, 10),
+    ).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    if variant == "fixed":
+        x_all = torch.tensor(ds.df[ds.columns].to_numpy("float32"), device="cuda")
+        y_all = torch.tensor(ds.df["label"].to_numpy(), device="cuda")
+
+        def next_batch():
+            idx = torch.randint(0, len(ds), (batch,), device="cuda")
+            return x_all[idx], y_all[idx]
+
+        how = "frame turned into GPU tensors once, batches indexed on the GPU"
+    else:
+        loader = torch.utils.data.DataLoader(ds, batch_size=batch, shuffle=True, drop_last=True)
+        next_batch = _endless(loader)
+        how = "DataLoader, df.iloc per row, num_workers=0"
+
+    def loss_of():
+        x, y = next_batch()
+        x, y = x.to("cuda", non_blocking=True), y.to("cuda", non_blocking=True)
+        return nn.functional.cross_entropy(model(x), y)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": f"MLP 200 -> 3 x {width} -> 10", "autocast": "bf16", "data": how}
+    return Built(step, batch, config, timed_steps=4 if variant == "bad" else 20)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -3878,6 +3999,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         t5_adafactor_foreach,
         fastvit_healthy,
         falcon_healthy,
+        retinanet_healthy,
+        convnext_eval_grad_enabled,
+        regnet_cudnn_benchmark,
+        tabular_pandas_loader,
     )
 }
 
