@@ -3771,13 +3771,14 @@ def convnext_eval_grad_enabled(variant: str) -> Built:
     model = timm.create_model("convnext_small", pretrained=False).cuda().eval()
     model = model.to(memory_format=torch.channels_last)
     x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    run = _as_run(torch, model)
     if variant == "fixed":
-        step = _inference_step(torch, model, x)
+        step = _inference_step(torch, run, x)
     else:
 
         def step():
             with torch.autocast("cuda", dtype=torch.bfloat16):
-                model(x)
+                run(x)
 
     how = "torch.inference_mode()" if variant == "fixed" else "autograd on (no torch.no_grad())"
     config = {"model": "timm convnext_small (eval)", "autocast": "bf16", "channels_last": True}
@@ -3841,6 +3842,7 @@ def tabular_pandas_loader(variant: str) -> Built:
         nn.Linear(width, 10),
     ).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    run = _as_run(torch, model)
     if variant == "fixed":
         x_all = torch.tensor(ds.df[ds.columns].to_numpy("float32"), device="cuda")
         y_all = torch.tensor(ds.df["label"].to_numpy(), device="cuda")
@@ -3858,7 +3860,7 @@ def tabular_pandas_loader(variant: str) -> Built:
     def loss_of():
         x, y = next_batch()
         x, y = x.to("cuda", non_blocking=True), y.to("cuda", non_blocking=True)
-        return nn.functional.cross_entropy(model(x), y)
+        return nn.functional.cross_entropy(run(x), y)
 
     step = _train_step(torch, opt, loss_of)
     config = {"model": f"MLP 200 -> 3 x {width} -> 10", "autocast": "bf16", "data": how}
