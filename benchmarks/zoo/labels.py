@@ -2211,6 +2211,52 @@ HOLDOUT37: tuple[Scenario, ...] = (
         },
     ),
 )
+# Holdout 38 (2026-11-27, twenty-eighth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - mlp_float64: a regression MLP trained on NumPy's float64 data with model.double() (bad) vs
+#   the data cast to float32 and BF16 autocast (fixed).
+# - detr_healthy: HF DETR-ResNet-50 training, 8 images, BF16 autocast, AdamW, clip 0.1: its loss
+#   matches queries to boxes with SciPy's Hungarian algorithm on the host each step, reading the
+#   GPU by design (as Faster R-CNN's heads do): sync_stall >= medium is a false alarm there.
+# - convnext_grad_nan_check: timm ConvNeXt-T training with every gradient checked for NaN/Inf on
+#   the host in a Python loop before the optimizer (bad) vs no per-step check (fixed).
+# - gemma_healthy: HF Gemma (config: 8 x 1024, 256,000-token vocabulary) causal-LM training.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars).
+# Then mlp_float64's bad run's diagnosis is precision and convnext_grad_nan_check's is
+# sync_stall, each predicted saving the top finding's share; a fix under 10% makes both runs
+# healthy. The fixed runs and the healthy runs are healthy. On every run: a run whose GPU is busy
+# under 80% of the synchronised step may have host_bound and launch_overhead; fusion is allowed on
+# a run where torch.compile(model) measures >= 10% faster on it (compile_savings.py
+# --model-only, after capture). Any other finding >= medium is a false alarm. The labels below
+# are the rules' outcome, set from the measurements before scoring.
+HOLDOUT38: tuple[Scenario, ...] = (
+    Scenario(
+        "mlp_float64",
+        "MLP (64 -> 3 x 4096 -> 1) regression, batch 8192: float64 (model.double()) vs float32 "
+        "data and BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},  # provisional
+    ),
+    Scenario(
+        "detr_healthy",
+        "HF DETR-ResNet-50 (config) training, 8 x 640 x 640 images, 10 boxes each, BF16 autocast, "
+        "AdamW, clip 0.1",
+        {"healthy": HEALTHY},  # provisional
+    ),
+    Scenario(
+        "convnext_grad_nan_check",
+        "timm ConvNeXt-T training, batch 128, BF16 + channels_last, fused AdamW: every gradient "
+        "checked for NaN/Inf on the host vs no per-step check",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},  # provisional
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "gemma_healthy",
+        "HF Gemma (config: 8 x 1024, 256,000-token vocabulary) causal-LM training, 8 x 1024 "
+        "tokens, BF16 autocast, fused AdamW, SDPA",
+        {"healthy": HEALTHY},  # provisional
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2316,6 +2362,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT35
     + HOLDOUT36
     + HOLDOUT37
+    + HOLDOUT38
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

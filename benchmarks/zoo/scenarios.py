@@ -3867,6 +3867,139 @@ def tabular_pandas_loader(variant: str) -> Built:
     return Built(step, batch, config, timed_steps=4 if variant == "bad" else 20)
 
 
+# ---- holdout 38: more models no rule was written against (labels fixed before capture) ---------
+
+
+def mlp_float64(variant: str) -> Built:
+    """A regression MLP (64 features, 3 hidden layers of 4096, one output) trained on data that
+    came from NumPy as float64, batch 8192, AdamW: the model made float64 to match it
+    (model.double(), bad) vs the data cast to float32 once and the forward under BF16 autocast
+    (fixed)."""
+    torch = _torch()
+    nn = torch.nn
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((8192, 64))  # float64, NumPy's default
+    y_np = x_np[:, :1] * 0.5 + rng.standard_normal((8192, 1)) * 0.1
+    width = 4096
+    model = nn.Sequential(
+        nn.Linear(64, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, width),
+        nn.GELU(),
+        nn.Linear(width, 1),
+    ).cuda()
+    fp64 = variant == "bad"
+    if fp64:
+        model = model.double()
+    x, y = (torch.from_numpy(a).cuda() for a in (x_np, y_np))
+    if not fp64:
+        x, y = x.float(), y.float()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: nn.functional.mse_loss(run(x), y), bf16=not fp64)
+    how = "float64 (model.double())" if fp64 else "float32 data, BF16 autocast"
+    return Built(step, 8192, {"model": f"MLP 64 -> 3 x {width} -> 1", "precision": how})
+
+
+def detr_healthy(variant: str) -> Built:
+    """HF DETR (ResNet-50 backbone from timm, random weights; 6 + 6 transformer layers, 100
+    queries) object-detection training on 8 random 640 x 640 images with 10 random boxes each,
+    BF16 autocast, AdamW as its recipe (lr 1e-4, backbone 1e-5), gradients clipped to 0.1: its
+    loss matches queries to boxes with the Hungarian algorithm (SciPy) on the host each step."""
+    torch = _torch()
+    from transformers import DetrConfig, DetrForObjectDetection
+
+    cfg = DetrConfig(use_pretrained_backbone=False, num_labels=91)
+    model = DetrForObjectDetection(cfg).cuda()
+    backbone = [p for n, p in model.named_parameters() if "backbone" in n]
+    rest = [p for n, p in model.named_parameters() if "backbone" not in n]
+    opt = torch.optim.AdamW(
+        [{"params": rest}, {"params": backbone, "lr": 1e-5}], lr=1e-4, weight_decay=1e-4
+    )
+    pixels = torch.rand(8, 3, 640, 640, device="cuda")
+    labels = []
+    for _ in range(8):
+        centre = 0.2 + torch.rand(10, 2, device="cuda") * 0.6
+        size = 0.05 + torch.rand(10, 2, device="cuda") * 0.3
+        labels.append(
+            {
+                "class_labels": torch.randint(0, 91, (10,), device="cuda"),
+                "boxes": torch.cat([centre, size], dim=1),
+            }
+        )
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(pixel_values=pixels, labels=labels).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
+        opt.step()
+
+    config = {"model": "HF DETR-ResNet-50 (config)", "images": "8 x 640 x 640, 10 boxes each"}
+    return Built(step, 8, {**config, "autocast": "bf16", "optimizer": "AdamW, clip 0.1"})
+
+
+def convnext_grad_nan_check(variant: str) -> Built:
+    """timm ConvNeXt-T training, batch 128, BF16 autocast + channels_last, fused AdamW; bad:
+    before the optimizer, every parameter's gradient is checked for NaN/Inf in a Python loop
+    (`if not torch.isfinite(p.grad).all()`: a read of the GPU per parameter), the step skipped on
+    a hit; fixed: no per-step check (a non-finite loss is caught per logging interval)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("convnext_tiny", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    check = variant == "bad"
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(run(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if check:
+            for p in model.parameters():
+                if p.grad is not None and not torch.isfinite(p.grad).all():
+                    return
+        opt.step()
+
+    how = "every gradient checked on the host" if check else "no per-step check"
+    config = {"model": "timm convnext_tiny", "autocast": "bf16", "channels_last": True}
+    return Built(step, 128, {**config, "optimizer": "AdamW(fused)", "nonfinite_check": how})
+
+
+def gemma_healthy(variant: str) -> Built:
+    """HF Gemma (config: 8 layers x 1024, GeGLU 4096, 8 heads of 128, its 256,000-token
+    vocabulary, tied embeddings) causal-LM training on 8 x 1024 tokens, BF16 autocast, fused
+    AdamW, SDPA."""
+    torch = _torch()
+    from transformers import GemmaConfig, GemmaForCausalLM
+
+    cfg = GemmaConfig(
+        vocab_size=256000,
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=8,
+        num_attention_heads=8,
+        num_key_value_heads=8,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+        head_dim=128,
+        max_position_embeddings=2048,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "gemma (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
+    model = GemmaForCausalLM(cfg)
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4005,6 +4138,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         convnext_eval_grad_enabled,
         regnet_cudnn_benchmark,
         tabular_pandas_loader,
+        mlp_float64,
+        detr_healthy,
+        convnext_grad_nan_check,
+        gemma_healthy,
     )
 }
 
