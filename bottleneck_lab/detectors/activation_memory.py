@@ -12,6 +12,11 @@ around each block) keeps only block inputs and re-runs the forward of a block du
 costing about one extra forward pass; mixed precision (bf16 autocast) halves activation bytes.
 With memory to spare, leave it: checkpointing only adds time.
 
+A forward with no backward in any step (evaluation or inference with autograd left on: its ops
+carry autograd sequence numbers, so autograd recorded them) keeps its activations for a backward
+that never runs. There the fix is torch.inference_mode() or torch.no_grad(), which frees them at
+no cost, never checkpointing.
+
 The saving is estimated the way sqrt(n) checkpointing (Chen et al. 2016, "Training Deep Nets with
 Sublinear Memory Cost") works: of the n activation tensors alive at the end of forward, about
 2*sqrt(n) stay (segment boundaries plus one segment being recomputed), at the cost of one extra
@@ -60,10 +65,12 @@ def detect(frame: TraceFrame, cfg: Config):
     if share < cfg.min_activation_share_pct:
         return []
     checkpointed = memory.recompute(frame).present
+    # autograd recorded the forward (its phase is grad-enabled ops) yet no step runs backward
+    no_backward = all(x.phase("backward") is None for x in report.steps)
     tensors = s.activation_tensors or 0
     saved = (
         0
-        if checkpointed or tensors < cfg.min_activation_tensors
+        if checkpointed or no_backward or tensors < cfg.min_activation_tensors
         else checkpoint_estimate(activations, tensors)
     )
     forward_us = sum(
@@ -82,8 +89,9 @@ def detect(frame: TraceFrame, cfg: Config):
         "forward_peak_bytes": s.forward_peak_bytes,
         "backward_release_bytes": s.backward_release_bytes,
         "checkpointing_present": checkpointed,
+        "backward_present": not no_backward,
         "checkpointing_estimate": None
-        if checkpointed
+        if checkpointed or no_backward
         else {
             "saved_bytes": saved,
             "saved_gib": gib(saved),
@@ -106,7 +114,19 @@ def detect(frame: TraceFrame, cfg: Config):
     }
     where = f" ({peak_pct:.0f}% of device memory)" if peak_pct is not None else ""
     title = f"Activations are {share:.0f}% of peak memory: {human(activations)} of {human(s.peak_bytes)}{where}"
-    if checkpointed:
+    if no_backward:
+        title = (
+            f"Autograd is on but no step runs backward: the forward keeps {human(activations)} of "
+            f"activations for nothing, {share:.0f}% of the {human(s.peak_bytes)} peak{where}"
+        )
+        fix = (
+            f"Run the forward under torch.inference_mode() (or torch.no_grad()): autograd then "
+            f"keeps nothing for backward and frees each activation once the next layer has used it: "
+            f"most of the {human(activations)} comes off the peak at no cost, room for a larger "
+            f"batch. Little time comes back on a GPU-bound step (autograd's bookkeeping is host "
+            f"work)."
+        )
+    elif checkpointed:
         fix = (
             "Activation checkpointing is already on; what remains is saved by checkpointing more "
             "blocks, bf16 autocast, or a smaller micro-batch with gradient accumulation."

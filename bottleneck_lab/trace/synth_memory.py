@@ -11,7 +11,9 @@ Each step, on a GPU (device 0) with a forward thread and a backward thread as Py
 
 With `checkpoint=True` the forward keeps one boundary activation per layer of `act_bytes / 4`
 and each backward node first re-runs its layer's forward (`aten::linear` with a Sequence
-number, inside the node) which allocates the full activation again.
+number, inside the node) which allocates the full activation again. With `backward=False` a
+step is an evaluation with autograd left on: the same forward, no backward or optimizer, its
+activations freed on the main thread when the output is dropped.
 
 The baseline (parameters, gradients, optimizer state) is `baseline_bytes`, allocated before the
 first step. `Totals` knows every number the tests assert, computed independently of the library.
@@ -49,6 +51,7 @@ class MemTrace:
         checkpoint: bool = False,
         malloc_steps: tuple[int, ...] = (),
         memory_events: bool = True,
+        backward: bool = True,
     ) -> None:
         self.b = TraceBuilder(
             pid=MAIN,
@@ -68,6 +71,7 @@ class MemTrace:
             grad_bytes,
             checkpoint,
         )
+        self.backward = backward  # False: an evaluation with autograd on (no backward, no step)
         self._alloc(-1000.0, baseline_bytes, "")
         for i in range(steps):
             self._step(i, i * STEP_US, i in malloc_steps)
@@ -130,6 +134,10 @@ class MemTrace:
             b.runtime("cudaMalloc", t0 + 50, 300, correlation=None)
             b.runtime("cudaFree", t0 + 400, 200, correlation=None)
         bw0 = t0 + 100 + 100 * self.layers + 200
+        if not self.backward:  # the output is dropped: autograd's graph and its activations go
+            for k in range(self.layers):
+                self._free(bw0 + k, kept, acts[k])
+            return
         node_us = 400 if self.checkpoint else 200
         for j, k in enumerate(reversed(range(self.layers))):  # backward, on its own thread
             ts = bw0 + node_us * j

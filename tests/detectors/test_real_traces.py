@@ -329,6 +329,27 @@ def test_backward_nodes_run_inside_copyslices_are_no_recompute():
     assert [x for x in checkpointed.findings if x.kind == "recompute"]
 
 
+def test_an_evaluation_with_autograd_on_is_told_to_turn_it_off_not_to_checkpoint():
+    """timm ConvNeXt-S evaluated with autograd left on (holdout 37): its forward ops carry
+    sequence numbers and no step runs backward, so the 11.6 GiB the forward keeps are for
+    nothing; inference_mode measured a 12,357 -> 1,331 MiB peak (1.0% faster). The fix is
+    inference_mode, never checkpointing; the same run under inference_mode has no finding."""
+    (f,) = [
+        x for x in _zoo("convnext_eval_grad_enabled/bad").findings if x.kind == "activation_memory"
+    ]
+    assert f.evidence["backward_present"] is False
+    assert f.evidence["checkpointing_estimate"] is None
+    assert f.evidence["activation_gib"] > 10
+    assert "no step runs backward" in f.title
+    assert "inference_mode" in f.fix and "checkpoint" not in f.fix
+    assert f.severity == "info" and f.share_pct is None
+    fixed = _zoo("convnext_eval_grad_enabled/fixed")
+    assert not [x for x in fixed.findings if x.kind == "activation_memory"]
+    # a training step keeps its checkpointing advice
+    (t,) = [x for x in _zoo("vit_b16_healthy/healthy").findings if x.kind == "activation_memory"]
+    assert t.evidence["backward_present"] is True and "checkpoint" in t.fix
+
+
 def test_a_loader_that_served_its_first_step_from_its_buffer_keeps_the_idle_accounting():
     """Holdout 10's audio loader (traces/zoo): its first profiled step found a batch ready, the
     next two waited 182 ms each. data-loading promises that steady wait, more than the mean its

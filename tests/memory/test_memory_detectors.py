@@ -55,6 +55,36 @@ def test_checkpointed_run_gets_no_checkpointing_advice():
     assert found[0].evidence["checkpointing_estimate"] is None
 
 
+def test_an_evaluation_with_autograd_on_is_told_to_drop_it_not_to_checkpoint():
+    """A forward autograd recorded (sequence numbers) with no backward in any step keeps its
+    activations for nothing: the fix is inference_mode, with no recompute cost to promise."""
+    frame = load(
+        MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB, backward=False).b
+    )
+    (f,) = run(activation_memory, frame)
+    ev = f.evidence
+    assert ev["backward_present"] is False and ev["checkpointing_estimate"] is None
+    assert ev["activation_bytes"] == 1600 * MiB
+    assert "no step runs backward" in f.title and "1.56 GiB" in f.title
+    assert "inference_mode" in f.fix and "checkpoint" not in f.fix
+    assert f.severity == "info"
+    near = MemTrace(
+        layers=16,
+        act_bytes=100 * MiB,
+        baseline_bytes=200 * MiB,
+        capacity_bytes=1900 * MiB,
+        backward=False,
+    )
+    (g,) = run(activation_memory, load(near.b))
+    assert g.severity == "medium" and "inference_mode" in g.fix
+    # the same forward followed by backward keeps the checkpointing advice
+    (t,) = run(
+        activation_memory,
+        load(MemTrace(layers=16, act_bytes=100 * MiB, baseline_bytes=200 * MiB).b),
+    )
+    assert t.evidence["backward_present"] is True and "checkpoint" in t.fix
+
+
 # -- recompute ----------------------------------------------------------------------------------
 
 
