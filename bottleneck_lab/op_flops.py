@@ -35,6 +35,7 @@ KERNEL_DTYPES = (
         re.compile(r"f16|__half|c10::Half|nvjet_sm\d+_hsh_|h884|h1688|h16816|hmma", re.IGNORECASE),
     ),
     ("tf32", TF32_KERNEL),
+    ("fp64", re.compile(r"dgemm|f64f64_f64f64|_d884gemm|_d16816gemm|\bdouble\b", re.IGNORECASE)),
     ("fp32", re.compile(r"sgemm|scudnn|ffma|f32f32_f32f32|_f32_|\bfloat\b", re.IGNORECASE)),
 )
 

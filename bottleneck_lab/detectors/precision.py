@@ -71,6 +71,9 @@ AUTOCAST_FP32 = re.compile(
 )
 HALF = ("bf16", "fp16")
 FP32 = ("fp32", "tf32")
+# float64 math (a model made .double() to match NumPy's float64 data): on a datacenter GPU its
+# peak is the FP32 one or lower (H100: 67 TFLOP/s against 989 BF16), on a consumer GPU 1/64 of it
+WIDE = (*FP32, "fp64")
 # Norms autocast runs in FP32: their outputs, and the elementwise work downstream of them up to
 # the next matmul (residual adds, activations), stay FP32 under autocast. batch_norm is not among
 # them: a BatchNorm network's activations are BF16 from one convolution to the next. RMSNorm
@@ -207,6 +210,8 @@ def _matrix_kernels(frame: TraceFrame, peak) -> tuple[pd.DataFrame, pd.Series]:
         return k.iloc[:0].assign(flops=0.0), pd.Series(dtype=float)
     rate = {d: (peak.peak_for(d) or 0.0) * HALF_PEAK_REACHED for d in k["dtype"].unique()}
     rate["fp32"] = (peak.peak_for("fp32") or 0.0) * FP32_PEAK_REACHED
+    # no pair measured FP64 kernels without shapes: the FP32 share (holdout 38's reached 0.42-0.84)
+    rate["fp64"] = (peak.peak_for("fp64") or 0.0) * FP32_PEAK_REACHED
     k = k.assign(flops=k["dur"] * k["dtype"].map(rate).fillna(0.0) * 1e6)
     return k, k.groupby("dtype")["flops"].sum()
 
@@ -287,9 +292,11 @@ def detect(frame: TraceFrame, cfg: Config):
     total_flops = float(flops_by_dtype.sum())
     fp32_flops = float(flops_by_dtype[flops_by_dtype.index.isin(FP32)].sum())
     fp32_pct = 100.0 * fp32_flops / total_flops if total_flops else 0.0
+    fp64_pct = 100.0 * float(flops_by_dtype.get("fp64", 0.0)) / total_flops if total_flops else 0.0
     is_tc = name_mask(k["name"], TENSOR_CORE_KERNEL)
     is_tf32 = (k["dtype"] == "tf32").to_numpy()  # efficiency.compute_ops tells TF32 by kernel name
     fp32 = k["dtype"].isin(FP32).to_numpy()
+    wide = k["dtype"].isin(WIDE).to_numpy()
     n_steps = max(len(frame.steps), 1)
     time_by_dtype = k.groupby("dtype")["dur"].sum()
     alignment = _half_gemm_alignment(frame)
@@ -301,6 +308,7 @@ def detect(frame: TraceFrame, cfg: Config):
         },
         "kernel_us_by_dtype_per_step": {d: round(v / n_steps, 1) for d, v in time_by_dtype.items()},
         "fp32_flops_pct": round(fp32_pct, 1),  # FP32 tensors, whether the math ran as FP32 or TF32
+        "fp64_flops_pct": round(fp64_pct, 1),
         "fp32_kernels_on_tensor_cores_pct": round(
             100 * float(k.loc[fp32 & is_tf32, "dur"].sum() / max(k.loc[fp32, "dur"].sum(), 1e-9)), 1
         ),
@@ -309,7 +317,7 @@ def detect(frame: TraceFrame, cfg: Config):
         ),
         "half_gemms_not_multiple_of_8": len(alignment[0]),
     }
-    if fp32_pct < cfg.min_fp32_flops_pct:
+    if fp32_pct + fp64_pct < cfg.min_fp32_flops_pct:
         return _misaligned_finding(frame, k, alignment, evidence, cfg)
     props = frame.device_props(facts.main_device(frame)) or {}
     major = props.get("computeMajor", 0) or 0
@@ -317,11 +325,11 @@ def detect(frame: TraceFrame, cfg: Config):
     target_peak = peak.peak_for(target) if peak else None
     if not target_peak:
         return []
-    # Plain FP32: the time the kernels would take at the half-precision peak, against what they
-    # took. TF32 already runs on tensor cores, so its own, smaller estimate: the same kernels at
-    # the same fraction of peak, scaled by the TF32-to-half peak ratio.
-    k32 = k.loc[fp32]
-    tf32 = is_tf32[fp32]
+    # Plain FP32 (and FP64): the time the kernels would take at the half-precision peak, against
+    # what they took. TF32 already runs on tensor cores, so its own, smaller estimate: the same
+    # kernels at the same fraction of peak, scaled by the TF32-to-half peak ratio.
+    k32 = k.loc[wide]
+    tf32 = is_tf32[wide]
     ideal_us = k32["flops"].to_numpy() / (target_peak * 1e6)
     half_us = ideal_us / HALF_PEAK_REACHED
     dur = k32["dur"].to_numpy()
@@ -335,15 +343,16 @@ def detect(frame: TraceFrame, cfg: Config):
     saved = np.where(layout, dur, saved)
     mb = memory_bound_kernels(frame)
     mb = mb.loc[
-        mb["dtype"].isin(FP32)
+        mb["dtype"].isin(WIDE)
         & (mb["device"] == facts.main_device(frame))
         & mb["category"].isin(("elementwise", "norm"))
     ]
     # ops autocast runs in FP32 whatever their input (norms, softmax, pow, sums, losses) keep
-    # their bytes, and pay a cast besides: they save nothing
+    # their bytes, and pay a cast besides: they save nothing; FP64 work halves its bytes in FP32
     stays = name_mask(frame.cpu_ops["name"], AUTOCAST_FP32)[mb["owner"].to_numpy()]
     if _activations_stay_fp32(frame):
         stays[:] = True
+    stays &= (mb["dtype"] != "fp64").to_numpy()
     halved = mb.loc[~stays, "dur"] * 0.5
     n_steps = max(len(frame.steps), 1)
     gpu_saved = (float(saved.sum()) + float(halved.sum())) / n_steps
@@ -369,7 +378,13 @@ def detect(frame: TraceFrame, cfg: Config):
             f"speed, ~{upper:.0f}% at its typical speed (the profiler hides which)"
         )
     flops = "FLOPs" if shaped else "FLOPs (told by kernel names: no recorded shapes)"
-    if tf32_share >= 0.5:  # already on tensor cores: a smaller, surer-to-be-overestimated win
+    in_fp64 = fp64_pct >= fp32_pct
+    if in_fp64:
+        title = (
+            f"{fp64_pct:.0f}% of {flops} run in FP64 (float64 tensors); float32 with "
+            f"{target.upper()} autocast {saves}"
+        )
+    elif tf32_share >= 0.5:  # already on tensor cores: a smaller, surer-to-be-overestimated win
         severity = SEVERITIES[max(SEVERITIES.index(severity) - 1, 0)]
         title = (
             f"{fp32_pct:.0f}% of {flops} in FP32 running as TF32; {target.upper()} autocast {saves}"
@@ -407,7 +422,7 @@ def detect(frame: TraceFrame, cfg: Config):
             "Run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16) (no GradScaler "
             "needed)."
         )
-        if tf32_share < 0.5:
+        if tf32_share < 0.5 and not in_fp64:
             fix += " At least allow TF32: torch.set_float32_matmul_precision('high')."
         if layout.any():
             fix += (
@@ -418,6 +433,12 @@ def detect(frame: TraceFrame, cfg: Config):
         fix = (
             "This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
             "torch.amp.GradScaler to run matmuls on tensor cores."
+        )
+    if in_fp64:
+        fix = (
+            "Make the model and its inputs float32: model.float() (not model.double()), and "
+            "arrays from NumPy, float64 by default, as torch.from_numpy(a).float(); keep float64 "
+            "only for the few numerics that need it. Then " + fix[0].lower() + fix[1:]
         )
     if upper - share >= RANGE_PTS:
         fix += (
@@ -436,13 +457,15 @@ FP32_SIMT_GEMM = "ampere_sgemm_128x64_nn"
 TF32_GEMM = "ampere_tf32_s1688gemm_tf32_128x128_nn"
 
 
-def example(bad: bool, kernel: str = FP32_SIMT_GEMM, kernel_us: float = 7000.0) -> TraceBuilder:
-    """One 4096^3 aten::mm per step (8000 µs apart). Bad: Input type float, `kernel` for
+def example(
+    bad: bool, kernel: str = FP32_SIMT_GEMM, kernel_us: float = 7000.0, dtype: str = "float"
+) -> TraceBuilder:
+    """One 4096^3 aten::mm per step (8000 µs apart). Bad: Input type `dtype`, `kernel` for
     kernel_us (7000 µs of ampere_sgemm is 19.6 TFLOP/s, the FP32 SIMT rate). Good: c10::BFloat16
     with an sm80_xmma_gemm_bf16bf16 kernel for 500 µs. The host then waits for the GPU in a
     cudaStreamSynchronize (a loss.item()), so the GPU, not the host, sets the step's length."""
     b = TraceBuilder()
-    kernel, dur, dtype = (kernel, kernel_us, "float") if bad else (BF16_GEMM, 500.0, BF16)
+    kernel, dur, dtype = (kernel, kernel_us, dtype) if bad else (BF16_GEMM, 500.0, BF16)
     for i in range(STEPS):
         t0 = i * 8000.0
         b.step(i + 1, t0, 30)

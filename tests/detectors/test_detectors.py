@@ -706,6 +706,25 @@ def test_precision_halves_elementwise_bytes_only_where_batchnorm_keeps_them_bf16
     assert saved["bn"] - saved["ln"] == pytest.approx(250.0, abs=1.0)
 
 
+def test_precision_prices_float64_math_and_says_to_make_it_float32():
+    """A model made .double() (NumPy's float64 data): its matmuls run as FP64 (an A100's DMMA
+    kernel, 19.5 TFLOP/s at most). Priced as FP32 work is, against the BF16 rate, and the fix
+    first says to make model and data float32; TF32 is no answer to FP64."""
+    dgemm = "ampere_fp64_d884gemm_64x64_16x4_nn"
+    f = finding(diagnose_trace(sc.precision(True, kernel=dgemm, dtype="double")), "precision")
+    ev = f.evidence
+    assert ev["fp64_flops_pct"] == 100.0 and ev["fp32_flops_pct"] == 0.0
+    assert "FP64" in f.title and f.severity == "high"
+    assert ev["gpu_time_saved_us_per_step"] == pytest.approx(
+        7000.0 - 2 * 4096**3 / 312e6 / 0.4, abs=0.5
+    )
+    assert f.fix.startswith("Make the model and its inputs float32") and "bfloat16" in f.fix
+    assert "allow TF32" not in f.fix
+    # FP32 work keeps its title and fix
+    fp32 = bad_finding("precision")
+    assert "FP64" not in fp32.title and not fp32.fix.startswith("Make the model")
+
+
 def tf32_finding():
     return finding(
         diagnose_trace(sc.precision(True, kernel=sc.TF32_GEMM, kernel_us=1000)), "precision"
