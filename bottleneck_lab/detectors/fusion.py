@@ -502,16 +502,17 @@ def detect(frame: TraceFrame, cfg: Config):
         )
     if attention_us > 0:
         extra_ms = COMPILED_ATTENTION_SLOWDOWN_MAX_X * attention_us / 1e3
+        # measured on torch 2.11: compiled HF Llama handed SDPA an explicit mask (2.3-3.3x the
+        # kernel time), HF BERT and ViT lost SDPA to FP32 matmuls and softmax, GPT-2 kept it;
+        # compiling around attention measured 15.6% faster on that Llama (the whole model 0.6%)
+        # and 51.6% slower on that BERT
         fixes.append(
-            f"Attention here runs as fused SDPA kernels, {attention_us / 1e3:.2f} ms a step: "
-            "check that a compiled trace keeps them as fast. Compiled, HF models have handed "
-            "SDPA an explicit mask and the same kernels took 2.3-3.3x as long (Llama; at 3.3x, "
-            f"{extra_ms:.2f} ms more a step here), or Inductor split attention into FP32 "
-            "matmuls and softmax (HF BERT and ViT: compiled, their attention lost SDPA on torch "
-            "2.11; GPT-2's kept it). Where it does not keep them, compiling only the modules "
-            "around attention (MLPs and norms, each with module.compile(); attention left eager) "
-            "measured 15.6% faster on that Llama, where the whole model gained 0.6%, but 51.6% "
-            "slower on that BERT: time it before keeping it."
+            f"Attention here runs as fused SDPA kernels, {attention_us / 1e3:.2f} ms a step, and "
+            "a compiled model can lose them (some HF models compiled ran them 2.3-3.3x as long, "
+            f"or as FP32 matmuls and softmax: at 3.3x, {extra_ms:.2f} ms more a step here). Check "
+            "a compiled trace; if attention got slower, compile only the modules around it "
+            "(module.compile() on each MLP and norm, attention left eager). Time it before "
+            "keeping it."
         )
     title = "; ".join(parts) + f"; fusing saves ~{share:.0f}% of the step"
     fix = " ".join(fixes)
