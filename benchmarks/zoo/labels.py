@@ -2271,6 +2271,45 @@ HOLDOUT38: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 39 (2026-11-27, twenty-eighth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - bert_gc_collect: HF BERT-base fine-tuning with gc.collect() after every optimizer step (bad)
+#   vs none (fixed).
+# - resnet50_gpu_augment_loop: timm ResNet-50 training whose GPU-resident images are cropped,
+#   flipped and scaled one image at a time in a Python loop (bad) vs batched (fixed).
+# - convnextv2_healthy: timm ConvNeXt-V2-T training, batch 128, BF16 + channels_last.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars).
+# Then bert_gc_collect's bad run's diagnosis is host_bound (the GPU waits on host work that is no
+# op), resnet50_gpu_augment_loop's launch_overhead or host_bound (per-image ops: their launches
+# and Python between them), each predicted saving the top finding's share; sync_stall is allowed
+# on the augment loop's bad run (it reads the offsets with .tolist()). A fix under 10% makes both
+# runs healthy. The fixed runs and the healthy run are healthy. On every run: a run whose GPU is
+# busy under 80% of the synchronised step may have host_bound and launch_overhead; fusion is
+# allowed on a run where torch.compile(model) measures >= 10% faster on it (compile_savings.py
+# --model-only, after capture). Any other finding >= medium is a false alarm. The labels below
+# are the rules' outcome, set from the measurements before scoring.
+HOLDOUT39: tuple[Scenario, ...] = (
+    Scenario(
+        "bert_gc_collect",
+        "HF BERT-base seq-cls fine-tuning, 32 x 256 tokens, BF16 autocast, fused AdamW: "
+        "gc.collect() after every step vs none",
+        {"bad": Run(_k("host_bound")), "fixed": HEALTHY},  # provisional
+        fix_kind="host_bound",
+    ),
+    Scenario(
+        "resnet50_gpu_augment_loop",
+        "timm ResNet-50 training, batch 128, BF16 + channels_last, SGD: per-image crop, flip "
+        "and brightness in a Python loop vs batched",
+        {"bad": Run(_k("launch_overhead", "host_bound"), _k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "convnextv2_healthy",
+        "timm ConvNeXt-V2-T training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},  # provisional
+    ),
+)
+
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2377,6 +2416,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT36
     + HOLDOUT37
     + HOLDOUT38
+    + HOLDOUT39
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4000,6 +4000,90 @@ def gemma_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 39: more models no rule was written against (labels fixed before capture) ---------
+
+
+def bert_gc_collect(variant: str) -> Built:
+    """HF BERT-base sequence classification fine-tuning, 32 x 256 tokens, BF16 autocast, fused
+    AdamW; bad: gc.collect() after every optimizer step, as loops fighting a memory leak do;
+    fixed: the garbage collector left to itself."""
+    torch = _torch()
+    import gc
+
+    from transformers import BertConfig, BertForSequenceClassification
+
+    cfg = BertConfig(num_labels=3)
+    model = BertForSequenceClassification(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-5, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (32, 256), device="cuda")
+    labels = torch.randint(0, 3, (32,), device="cuda")
+    run = _as_run(torch, model)
+    collect = variant == "bad"
+    step = _train_step(
+        torch,
+        opt,
+        lambda: run(input_ids=ids, labels=labels).loss,
+        then=(lambda loss: gc.collect()) if collect else None,
+    )
+    config = {"model": "bert-base seq-cls (config)", "tokens": 32 * 256, "autocast": "bf16"}
+    return Built(step, 32, {**config, "gc_collect_each_step": collect})
+
+
+def resnet50_gpu_augment_loop(variant: str) -> Built:
+    """timm ResNet-50 training, batch 128, BF16 autocast + channels_last, SGD with momentum, on
+    256 x 256 images held on the GPU, augmented each step with a random 224 crop, a horizontal
+    flip and a brightness factor per image: in a Python loop over the batch, one image at a time
+    (bad), vs for the whole batch at once (gather of each image's crop window, flip and
+    brightness as batched tensor ops; fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("resnet50", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    n, size, crop = 128, 256, 224
+    images = torch.rand(n, 3, size, size, device="cuda")
+    y = torch.randint(0, 1000, (n,), device="cuda")
+    g = torch.Generator(device="cuda").manual_seed(0)
+    looped = variant == "bad"
+    run = _as_run(torch, model)
+
+    def augmented():
+        top = torch.randint(0, size - crop + 1, (n,), device="cuda", generator=g)
+        left = torch.randint(0, size - crop + 1, (n,), device="cuda", generator=g)
+        flip = torch.rand(n, device="cuda", generator=g) < 0.5
+        bright = 0.8 + 0.4 * torch.rand(n, device="cuda", generator=g)
+        if looped:  # the offsets read on the host, one image at a time
+            out = []
+            for i, (dy, dx, f) in enumerate(zip(top.tolist(), left.tolist(), flip.tolist())):
+                img = images[i, :, dy : dy + crop, dx : dx + crop]
+                if f:
+                    img = img.flip(-1)
+                out.append(img * bright[i])
+            return torch.stack(out)
+        rows = top[:, None] + torch.arange(crop, device="cuda")
+        cols = left[:, None] + torch.arange(crop, device="cuda")
+        cols = torch.where(flip[:, None], cols.flip(-1), cols)
+        x = images.gather(2, rows[:, None, :, None].expand(n, 3, crop, size))
+        x = x.gather(3, cols[:, None, None, :].expand(n, 3, crop, crop))
+        return x * bright[:, None, None, None]
+
+    def loss_of():
+        x = augmented().contiguous(memory_format=torch.channels_last)
+        return torch.nn.functional.cross_entropy(run(x), y)
+
+    step = _train_step(torch, opt, loss_of)
+    how = "Python loop over the batch" if looped else "batched gather, flip and scale"
+    config = {"model": "timm resnet50", "autocast": "bf16", "channels_last": True}
+    return Built(step, n, {**config, "augment": how})
+
+
+def convnextv2_healthy(variant: str) -> Built:
+    """timm ConvNeXt-V2-T (global response normalisation) training on 224 x 224 images, batch
+    128, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "convnextv2_tiny", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4142,6 +4226,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         detr_healthy,
         convnext_grad_nan_check,
         gemma_healthy,
+        bert_gc_collect,
+        resnet50_gpu_augment_loop,
+        convnextv2_healthy,
     )
 }
 
