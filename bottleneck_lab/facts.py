@@ -836,7 +836,6 @@ def _host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
 # Python before its first kernel (1.0-1.7 ms in the zoo): the profiler shares the zoo measured
 # (PROFILER_SHARE_OF_HOST_OP) took those as working time, so this leaves them in it.
 UNRECORDED_HOST_MIN_US = 10_000.0
-EVALUATE_FUNCTION = re.compile(r"^autograd::engine::evaluate_function: ")
 
 
 def unrecorded_host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -860,7 +859,7 @@ def unrecorded_host_spans(frame: TraceFrame) -> tuple[np.ndarray, np.ndarray]:
             # autograd's engine runs backward nodes back to back, with no Python between them:
             # a silence between two of them is a trace with events left out (a sampled or
             # trimmed trace), not host work
-            ev = name_mask(ops["name"], EVALUATE_FUNCTION) & mine
+            ev = name_mask(ops["name"], ENGINE_NODE) & mine
             if ev.any() and keep.any():
                 st = ops["step"].to_numpy()[ev]
                 bs = pd.Series(ops["ts"].to_numpy()[ev]).groupby(st).min().to_numpy()
