@@ -16,6 +16,8 @@ saves it only down to the host's own work (taken at its slowest plausible speed)
 syncs make the host and the GPU take turns, only what a replay of the step with shorter kernels
 gives. Where the host's real speed, which the profiler hides, would change the answer by 10
 points or more, the title gives the saving at its typical speed too.
+FP64 math (a model made .double() to match NumPy's float64 data) is priced as plain FP32 is,
+its fix first making model and data float32 (measured: 81.4% promised, 90.7% saved on an MLP).
 Without recorded shapes (record_shapes=False) the same estimate reads the precision from kernel
 names (sgemm/ffma/"float" is FP32, tf32/s1688 TF32, bf16/f16 half) under ops known by name to be
 matrix and elementwise work, and takes an FP32 kernel's FLOPs as its time at the share of the
