@@ -122,7 +122,8 @@ PROFILER_FREE_STEP_OFF = {
     "zoo/tabular_pandas_loader/bad.json.gz": "holdout 37: a DataLoader reading 1,024 DataFrame "
     "rows with df.iloc in the main process each step, host Python the profiler's per-op cost "
     "does not account for: profiled steps of 319.7 ms, the step without the profiler estimated "
-    "at 317.9 ms against 179.16 measured (data_loading's share, 99.0%, is of the profiled step)",
+    "at 319.7 ms (317.9 before the loader's unrecorded pandas work was left out of the "
+    "profiler's cost) against 179.16 measured (data_loading's share is of that step)",
     "recapture/effnetv2_eval_host_preds/fixed.json.gz": "holdout 11, captured again: in that "
     "lease the run took 26.31 ms synchronised (18.53 on its first capture, and 18.50 for its bad "
     "run the same day) around the same 17.13 ms of kernels; the trace reads 19.2 ms",
