@@ -39,6 +39,10 @@ NAMED = {
     "cudnn_infer_volta_scudnn_128x64_relu_medium_nn_v1": "fp32",
     "void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>": "fp32",
     "dgrad2d_c1_k1_nhwc_specialized": None,
+    # a model made .double() (holdout 38): FP64 tensor-core kernels, Hopper's and Ampere's
+    "sm90_xmma_gemm_f64f64_f64f64_f64_nn_n_tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8_"
+    "execute_kernel__5x_cublas": "fp64",
+    "void cutlass::Kernel2<cutlass_80_tensorop_d884gemm_128x64_16x3_tn_align1>": "fp64",
 }
 
 
@@ -69,10 +73,16 @@ def _found_both_ways(detector, run: str):
 
 
 # FP32 runs: plain FP32 matmuls in a LayerNorm transformer (Swin-T), TF32 convolutions in a
-# BatchNorm CNN whose activations BF16 halves (ResNet-50), plain FP32 in an HF decoder (GPT-2)
+# BatchNorm CNN whose activations BF16 halves (ResNet-50), plain FP32 in an HF decoder (GPT-2);
+# FP64 in an MLP made .double() (its kernels' names say f64f64 and d884gemm)
 @pytest.mark.parametrize(
     "run",
-    ["swin_t_fp32_precision/bad", "resnet50_precision/bad", "gpt2_fp32_precision/bad"],
+    [
+        "swin_t_fp32_precision/bad",
+        "resnet50_precision/bad",
+        "gpt2_fp32_precision/bad",
+        "mlp_float64/bad",
+    ],
 )
 def test_precision_without_shapes_promises_what_it_does_with_them(run):
     with_shapes, without = _found_both_ways(precision, run)
@@ -81,6 +91,12 @@ def test_precision_without_shapes_promises_what_it_does_with_them(run):
     saved = [f.evidence["gpu_time_saved_us_per_step"] for f in (with_shapes, without)]
     assert saved[1] == pytest.approx(saved[0], rel=0.1)
     assert without.share_pct == pytest.approx(with_shapes.share_pct, abs=3.0)
+
+
+def test_fp64_kernels_without_shapes_are_fp64_flops():
+    _, bare = _frames("mlp_float64/bad")
+    (f,) = precision.detect(bare, precision.Config())
+    assert f.evidence["fp64_flops_pct"] >= 90 and "FP64" in f.title
 
 
 @pytest.mark.parametrize(
