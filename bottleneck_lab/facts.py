@@ -500,7 +500,7 @@ def _idle_gaps(frame: TraceFrame, device: int | None) -> pd.DataFrame:
     in_trip = iv.overlap_with(hs, he, gs, ge) >= 0.5 * dur if len(trips) else np.zeros(n, bool)
     slowed_us = _slowed_us_of_gaps(frame, dur, si, cause, starting, in_trip)
     # the part of each gap the host spent in work it recorded no op for takes none of that cost
-    unrecorded_us = iv.overlap_with(*unrecorded_host_spans(frame), gs, ge) if n else np.zeros(0)
+    unrecorded_us = iv.overlap_with(*unrecorded_host_spans(frame), gs, ge)
     profiler_us = _profiler_us_of_gaps(
         np.maximum(dur - slowed_us - unrecorded_us, 0.0), cause, starting, in_trip, recorded
     )
