@@ -2322,6 +2322,38 @@ HOLDOUT39: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 40: labels written before capture, from what each fix is; the measurements replace
+# them by the rules above (sidecar saving >= 10% names the fix's kind; GPU busy < 80% of the
+# synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# allows fusion).
+HOLDOUT40: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_llrd_param_groups",
+        "timm ViT-B/16 fine-tuning, batch 64, BF16 autocast, foreach AdamW with layer-wise LR "
+        "decay: one parameter group per parameter (152) vs one per depth and decay (28)",
+        # provisional: the per-parameter groups cost optimizer launches
+        {
+            "bad": Run(_k("launch_overhead"), _k("host_bound")),
+            "fixed": HEALTHY,
+        },
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "eva02_healthy",
+        "timm EVA-02-S training, batch 128, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "maskrcnn_healthy",
+        "torchvision Mask R-CNN (ResNet-50 FPN v2) training, 4 images, BF16 autocast, SGD",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "efficientnet_b3_infer_healthy",
+        "timm EfficientNet-B3 inference, batch 256 at 288 x 288, BF16 autocast + channels_last",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2429,6 +2461,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT37
     + HOLDOUT38
     + HOLDOUT39
+    + HOLDOUT40
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -2578,10 +2578,11 @@ def fasterrcnn_healthy(variant: str) -> Built:
     return _detection_train("fasterrcnn_resnet50_fpn_v2", images=4, boxes=12)
 
 
-def _detection_train(name: str, images: int, boxes: int) -> Built:
+def _detection_train(name: str, images: int, boxes: int, masks: bool = False) -> Built:
     """A torchvision detector (random weights) trained on `images` random 640 x 640 images with
-    `boxes` random boxes each, BF16 autocast, SGD with momentum and weight decay as torchvision's
-    detection reference trains it."""
+    `boxes` random boxes each (and, with masks, each box's rectangle as its instance mask), BF16
+    autocast, SGD with momentum and weight decay as torchvision's detection reference trains
+    it."""
     torch = _torch()
     import torchvision
 
@@ -2595,7 +2596,14 @@ def _detection_train(name: str, images: int, boxes: int) -> Built:
         corner = torch.rand(boxes, 2, device="cuda") * 480
         size = 32 + torch.rand(boxes, 2, device="cuda") * 128
         box = torch.cat([corner, corner + size], dim=1)
-        targets.append({"boxes": box, "labels": torch.randint(1, 91, (boxes,), device="cuda")})
+        target = {"boxes": box, "labels": torch.randint(1, 91, (boxes,), device="cuda")}
+        if masks:
+            grid = torch.arange(640, device="cuda")
+            x0, y0, x1, y1 = (box[:, i, None] for i in range(4))
+            cols = (grid >= x0) & (grid < x1)
+            rows = (grid >= y0) & (grid < y1)
+            target["masks"] = (rows[:, :, None] & cols[:, None, :]).to(torch.uint8)
+        targets.append(target)
     run = _as_run(torch, model)
     step = _train_step(torch, opt, lambda: sum(run(pixels, targets).values()))
     config = {
@@ -4084,6 +4092,74 @@ def convnextv2_healthy(variant: str) -> Built:
     return _timm(_torch(), "convnextv2_tiny", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 40: more models no rule was written against (labels fixed before capture) ---------
+
+
+def vit_llrd_param_groups(variant: str) -> Built:
+    """timm ViT-B/16 fine-tuning, batch 64, BF16 autocast, AdamW (PyTorch's default foreach
+    implementation), with layer-wise learning-rate decay (0.75 a block, as BEiT and MAE
+    fine-tune): bad: one parameter group per parameter (152 groups, as a per-parameter loop
+    builds them), so the optimizer's foreach kernels run group by group; fixed: one group per
+    depth and weight-decay setting (28 groups)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda()
+    depth = len(model.blocks)
+
+    def layer_of(name: str) -> int:
+        if name.startswith(("cls_token", "pos_embed", "patch_embed")):
+            return 0
+        if name.startswith("blocks."):
+            return int(name.split(".")[1]) + 1
+        return depth + 1
+
+    groups: dict[tuple, dict] = {}
+    per_parameter = variant == "bad"
+    for name, p in model.named_parameters():
+        layer = layer_of(name)
+        decay = 0.0 if p.ndim == 1 or name.endswith(("cls_token", "pos_embed")) else 0.05
+        key = (name,) if per_parameter else (layer, decay)
+        group = groups.setdefault(
+            key, {"params": [], "lr": 1e-3 * 0.75 ** (depth + 1 - layer), "weight_decay": decay}
+        )
+        group["params"].append(p)
+    opt = torch.optim.AdamW(list(groups.values()))
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "timm vit_base_patch16_224", "autocast": "bf16", "optimizer": "AdamW"}
+    return Built(step, 64, {**config, "param_groups": len(groups)})
+
+
+def eva02_healthy(variant: str) -> Built:
+    """timm EVA-02-S (rotary position embeddings, SwiGLU) training on 224 x 224 images, batch
+    128, BF16 autocast, fused AdamW."""
+    return _timm(_torch(), "eva02_small_patch14_224", 128, fixed=True, fused_adamw=True)
+
+
+def maskrcnn_healthy(variant: str) -> Built:
+    """torchvision Mask R-CNN (ResNet-50 FPN v2, random weights) training on 4 random 640 x 640
+    images with 12 random boxes and instance masks each, BF16 autocast, SGD with momentum."""
+    return _detection_train("maskrcnn_resnet50_fpn_v2", images=4, boxes=12, masks=True)
+
+
+def efficientnet_b3_infer_healthy(variant: str) -> Built:
+    """timm EfficientNet-B3 inference, batch 256 of 288 x 288 images (its training resolution),
+    BF16 autocast + channels_last under inference_mode."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("efficientnet_b3", pretrained=False).cuda().eval()
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(256, 3, 288, 288, device="cuda").to(memory_format=torch.channels_last)
+    run = _as_run(torch, model)
+    step = _inference_step(torch, run, x)
+    config = {"model": "timm efficientnet_b3", "autocast": "bf16", "channels_last": True}
+    return Built(step, 256, {**config, "mode": "inference"}, timed_steps=10)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4229,6 +4305,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         bert_gc_collect,
         resnet50_gpu_augment_loop,
         convnextv2_healthy,
+        vit_llrd_param_groups,
+        eva02_healthy,
+        maskrcnn_healthy,
+        efficientnet_b3_infer_healthy,
     )
 }
 
