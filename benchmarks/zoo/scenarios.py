@@ -4136,7 +4136,12 @@ def vit_llrd_param_groups(variant: str) -> Built:
 def eva02_healthy(variant: str) -> Built:
     """timm EVA-02-S (rotary position embeddings, SwiGLU) training on 224 x 224 images, batch
     128, BF16 autocast, fused AdamW."""
-    return _timm(_torch(), "eva02_small_patch14_224", 128, fixed=True, fused_adamw=True)
+    torch = _torch()
+    import timm
+
+    # the EVA-02 ImageNet-sized configs are MIM-pretraining ones (no head): give it 1000 classes
+    model = timm.create_model("eva02_small_patch14_224", pretrained=False, num_classes=1000)
+    return _image_train(torch, model, "timm eva02_small_patch14_224", 128, True, True)
 
 
 def maskrcnn_healthy(variant: str) -> Built:
