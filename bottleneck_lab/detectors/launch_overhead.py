@@ -90,7 +90,11 @@ ACCUMULATE_GRAD = re.compile(r"^torch::autograd::AccumulateGrad$")  # one per pa
 
 def _per_tensor_optimizer_excess_us(frame: TraceFrame, k) -> tuple[float, dict]:
     """GPU time of a per-tensor (for-loop) optimizer's kernels beyond what a fused one needs."""
-    if not len(facts.optimizer_spans(frame)[0]) or name_mask(k["name"], MULTI_TENSOR).any():
+    # foreach kernels are per-tensor ones too where each call gets a tensor or two
+    multi_tensor = name_mask(k["name"], MULTI_TENSOR).any()
+    if not len(facts.optimizer_spans(frame)[0]) or (
+        multi_tensor and not facts.optimizer_groups_fragmented(frame)
+    ):
         return 0.0, {}
     ops = frame.cpu_ops
     inside = facts.launched_in_optimizer(frame, k)
@@ -181,8 +185,18 @@ def detect(frame: TraceFrame, cfg: Config):
         **opt_evidence,
         "largest_gaps": gap_evidence(frame, "launch_overhead"),
     }
-    per_parameter_optimizer = opt_share >= 0.4 and not multi_tensor
-    if per_parameter_optimizer:
+    groups = facts.optimizer_groups_fragmented(frame)
+    per_parameter_optimizer = opt_share >= 0.4 and (not multi_tensor or groups > 0)
+    if per_parameter_optimizer and groups:
+        evidence["optimizer_foreach_calls_per_step"] = groups
+        fix = (
+            f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}), which "
+            f"calls each foreach op {groups:.0f} times a step on one or two tensors: one call per "
+            "parameter group, since foreach and fused kernels batch tensors only within a group. "
+            "Give parameters that share settings one group (e.g. one per layer and weight-decay "
+            "setting for layer-wise LR decay, not one per parameter)."
+        )
+    elif per_parameter_optimizer:
         fix = (
             f"{100 * opt_share:.0f}% of launches come from Optimizer.step ({opt_name}) running "
             "one kernel per parameter: construct it with foreach=True or fused=True "
