@@ -4165,6 +4165,84 @@ def efficientnet_b3_infer_healthy(variant: str) -> Built:
     return Built(step, 256, {**config, "mode": "inference"}, timed_steps=10)
 
 
+# ---- holdout 41: more models no rule was written against (labels fixed before capture) ---------
+
+
+def ppo_validate_args(variant: str) -> Built:
+    """A PPO update on one minibatch of 4096 transitions: policy and value MLPs (64 -> 1024 x 2 ->
+    16 actions / 1 value, tanh), FP32 as RL code trains them, fused Adam; the policy a Normal
+    distribution whose loss takes the clipped ratio, the value error and the entropy. bad:
+    torch.distributions' default argument validation (on unless Python runs with -O: each check
+    is read on the host); fixed: Normal(..., validate_args=False)."""
+    torch = _torch()
+    from torch import nn
+    from torch.distributions import Normal
+
+    obs_dim, acts, hidden, batch = 64, 16, 1024, 4096
+
+    def mlp(out: int):
+        layers = [nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()]
+        return nn.Sequential(*layers, nn.Linear(hidden, out)).cuda()
+
+    policy, value = mlp(acts), mlp(1)
+    log_std = nn.Parameter(torch.zeros(acts, device="cuda"))
+    opt = torch.optim.Adam([*policy.parameters(), *value.parameters(), log_std], 3e-4, fused=True)
+    obs = torch.randn(batch, obs_dim, device="cuda")
+    actions = torch.randn(batch, acts, device="cuda")
+    old_logp = torch.randn(batch, device="cuda")
+    advantage = torch.randn(batch, device="cuda")
+    returns = torch.randn(batch, device="cuda")
+    validate = None if variant == "bad" else False  # None: the library's default
+    run_policy, run_value = _as_run(torch, policy), _as_run(torch, value)
+
+    def loss_of():
+        dist = Normal(run_policy(obs), log_std.exp(), validate_args=validate)
+        ratio = (dist.log_prob(actions).sum(-1) - old_logp).exp()
+        clipped = ratio.clamp(0.8, 1.2)
+        pg = -torch.min(ratio * advantage, clipped * advantage).mean()
+        v = (run_value(obs).squeeze(-1) - returns).pow(2).mean()
+        return pg + 0.5 * v - 0.01 * dist.entropy().sum(-1).mean()
+
+    step = _train_step(torch, opt, loss_of, bf16=False)
+    config = {"model": "PPO policy + value MLPs 64-1024x2 (tanh)", "precision": "fp32"}
+    return Built(step, batch, {**config, "validate_args": validate is None})
+
+
+def dinov2_healthy(variant: str) -> Built:
+    """HF DINOv2 (config: ViT-B/14) image classification on 64 random 224 x 224 images (256
+    patches), BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Dinov2Config, Dinov2ForImageClassification
+
+    cfg = Dinov2Config(image_size=224, num_labels=1000)
+    pixels = torch.randn(64, 3, 224, 224, device="cuda")
+    labels_ = torch.randint(0, 1000, (64,), device="cuda")
+    return _hf_train(
+        torch,
+        Dinov2ForImageClassification(cfg),
+        lambda m: m(pixel_values=pixels, labels=labels_).loss,
+        64,
+        {"model": "HF dinov2 ViT-B/14 (config)", "images": "64 x 224 x 224"},
+    )
+
+
+def xlnet_healthy(variant: str) -> Built:
+    """HF XLNet-base (config: 12 layers x 768, two-stream relative attention written with einsum)
+    language-model training on 8 x 512 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import XLNetConfig, XLNetLMHeadModel
+
+    cfg = XLNetConfig(d_model=768, n_layer=12, n_head=12, d_inner=3072)
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    return _hf_train(
+        torch,
+        XLNetLMHeadModel(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        8,
+        {"model": "HF xlnet-base (config)", "tokens": "8 x 512"},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4314,6 +4392,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         eva02_healthy,
         maskrcnn_healthy,
         efficientnet_b3_infer_healthy,
+        ppo_validate_args,
+        dinov2_healthy,
+        xlnet_healthy,
     )
 }
 
