@@ -2384,28 +2384,37 @@ HOLDOUT40: tuple[Scenario, ...] = (
 # does: a precision finding is true of both (as of the demos' FP32 runs). On every run: a GPU
 # busy under 80% of the synchronised step allows host_bound and launch_overhead;
 # torch.compile(model) >= 10% faster (compile_savings.py --model-only, after capture) allows
-# fusion. Any other finding >= medium is a false alarm. The labels below are provisional until
-# the measurements set them by these rules, before scoring.
+# fusion. Any other finding >= medium is a false alarm. The labels below are the rules' outcome,
+# set from the measurements before scoring (the rules and provisional labels: 1b3f1a1).
 HOLDOUT41: tuple[Scenario, ...] = (
     Scenario(
         "ppo_validate_args",
         "PPO minibatch update, policy + value MLPs 64-1024x2, FP32, fused Adam: Normal with "
         "torch.distributions' default argument validation vs validate_args=False",
+        # measured (H100, twenty-ninth session): 4.31 -> 3.91 ms (9.3% saved): under 10%, both
+        # runs healthy. GPU busy 1.61 of 4.31 ms (37%) and 1.57 of 3.91 (40%): host_bound and
+        # launch_overhead allowed on both; precision allowed on both (FP32 matmuls, by the rule);
+        # torch.compile(policy, value) measured 4.08 -> 4.95 ms (-21.3%) and 3.73 -> 5.36
+        # (-43.4%): no fusion
         {
-            "bad": Run(_k("sync_stall"), _k("precision")),
-            "fixed": Run(None, _k("precision")),
+            "bad": Run(None, _k("host_bound", "launch_overhead", "precision")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "precision")),
         },
         fix_kind="sync_stall",
     ),
     Scenario(
         "dinov2_healthy",
         "HF DINOv2 ViT-B/14 image classification, 64 images, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 43.86 ms a step (GPU busy 42.05, 96%); torch.compile(model) measured 43.70 ->
+        # 30.38 ms (30.5%): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "xlnet_healthy",
         "HF XLNet-base language-model training, 8 x 512 tokens, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 55.37 ms a step (GPU busy 36.00, 65%): host_bound and launch_overhead allowed;
+        # torch.compile(model) measured 61.75 -> 39.20 ms (36.5%): fusion allowed
+        {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
@@ -2703,4 +2712,9 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "eva02_healthy/healthy": (55.9,),
     "maskrcnn_healthy/healthy": (6.1,),
     "efficientnet_b3_infer_healthy/healthy": (28.4,),
+    # holdout 41, H100, measured after capture, before scoring
+    "ppo_validate_args/bad": (-21.3,),
+    "ppo_validate_args/fixed": (-43.4,),
+    "dinov2_healthy/healthy": (30.5,),
+    "xlnet_healthy/healthy": (36.5,),
 }
