@@ -1324,7 +1324,8 @@ def optimizer_foreach_groups(frame: TraceFrame) -> tuple[float, float | None]:
 # optimizer's parameter groups are what splits its work: foreach and fused kernels batch tensors
 # only within a group (holdout 40's ViT-B with one group per parameter for layer-wise LR decay:
 # 152 calls a step of one tensor each; 28 groups, one per depth and decay setting, measured
-# 35.9% faster). Every other captured run calls each foreach op 1 to 3 times a step.
+# 35.9% faster). Every other trace shipped or external calls each foreach op 1 to 3.5 times a
+# step.
 FRAGMENTED_OPTIMIZER_CALLS = 10.0
 
 

@@ -13,7 +13,8 @@ Where autograd's anomaly detection is on (facts.anomaly_checks_per_step), the fi
 records a stack trace inside every forward op. Where torch.compile'd code runs as several graphs
 a step (AOTAutograd's `CompiledFunction`, once per graph), title and fix say how many: each
 graph break leaves host work between the graphs (guard checks, the eager code around the break)
-that the GPU waits on.
+that the GPU waits on. Where most of the wait lies in an Optimizer.step whose parameter groups
+split its foreach work (facts.optimizer_groups_fragmented), title and fix say so.
 Estimate: the idle left once the profiler's own host cost is taken out at the highest share of
 host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH), since the profiler slows the
 very host work these gaps wait on.

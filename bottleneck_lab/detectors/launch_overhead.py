@@ -6,12 +6,14 @@ was launching back to back.
 Likely cause: eager execution of many small ops (small layers, elementwise chains, per-parameter
 optimizer loops); Python and dispatcher overhead of ~5-20 µs per op dominates.
 Fix: if most launches come from Optimizer.step with a single-tensor (for-loop) optimizer, use
-`foreach=True` or `fused=True`. For many small layers or elementwise chains, capture the step
+`foreach=True` or `fused=True`; if its foreach ops run once per parameter group on a tensor or
+two (facts.optimizer_groups_fragmented), give parameters that share settings one group. For
+many small layers or elementwise chains, capture the step
 with CUDA graphs (`torch.cuda.graphs`, `torch.compile(mode="reduce-overhead")`) or fuse it with
 `torch.compile`.
 Estimate: the launch-bound idle left once the profiler's own host cost is taken out at the highest
 share of host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH, as host_bound), plus a
-per-parameter optimizer's extra kernels; where launching is what the GPU mostly waits for, the
+per-parameter (or per-group) optimizer's extra kernels; where launching is what the GPU mostly waits for, the
 step as a CUDA graph would run it (host dispatch gone), if that saves more. The severity comes
 from the same estimate with the host taken at the highest profiler share: where the host and the
 GPU are close, the profiler's unknown share decides whether launching costs anything, and the
