@@ -4243,6 +4243,71 @@ def xlnet_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 42: more models no rule was written against (labels fixed before capture) ---------
+
+
+def vit_checkpointing_unneeded(variant: str) -> Built:
+    """timm ViT-B/16 training, batch 64, BF16 autocast + channels_last, fused AdamW, with memory
+    to spare (about 10 of 80 GB): timm's set_grad_checkpointing(True), every block recomputed in
+    backward (bad), vs off (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False)
+    model.set_grad_checkpointing(variant == "bad")
+    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
+    built.config["grad_checkpointing"] = variant == "bad"
+    return built
+
+
+def resnet50_state_dict_to_cpu(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 64, BF16 autocast + channels_last, fused AdamW; bad:
+    after every step the weights are copied to host memory as a "last good weights" snapshot
+    ({k: v.detach().cpu() for k, v in model.state_dict().items()}, as loops that guard against a
+    diverging step keep them); fixed: no per-step snapshot (taken once per epoch, outside the
+    profiled steps)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    kept: dict[str, Any] = {}
+
+    def snapshot(loss) -> None:
+        kept.update({k: v.detach().cpu() for k, v in model.state_dict().items()})
+
+    each_step = variant == "bad"
+    step = _train_step(
+        torch,
+        opt,
+        lambda: torch.nn.functional.cross_entropy(run(x), y),
+        then=snapshot if each_step else None,
+    )
+    config = {"model": "torchvision resnet50", "autocast": "bf16", "channels_last": True}
+    return Built(step, 64, {**config, "state_dict_to_cpu_each_step": each_step})
+
+
+def mobilebert_healthy(variant: str) -> Built:
+    """HF MobileBERT (config: 24 bottleneck layers of 128, no LayerNorm) sequence
+    classification fine-tuning on 32 x 128 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import MobileBertConfig, MobileBertForSequenceClassification
+
+    cfg = MobileBertConfig(num_labels=2)
+    ids = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
+    labels_ = torch.randint(0, 2, (32,), device="cuda")
+    return _hf_train(
+        torch,
+        MobileBertForSequenceClassification(cfg),
+        lambda m: m(input_ids=ids, labels=labels_).loss,
+        32,
+        {"model": "HF mobilebert (config)", "tokens": "32 x 128"},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4395,6 +4460,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         ppo_validate_args,
         dinov2_healthy,
         xlnet_healthy,
+        vit_checkpointing_unneeded,
+        resnet50_state_dict_to_cpu,
+        mobilebert_healthy,
     )
 }
 
