@@ -4293,18 +4293,23 @@ def resnet50_state_dict_to_cpu(variant: str) -> Built:
 def mobilebert_healthy(variant: str) -> Built:
     """HF MobileBERT (config: 24 bottleneck layers of 128, no LayerNorm) sequence
     classification fine-tuning on 32 x 128 tokens, BF16 autocast, fused AdamW."""
+    return mobilebert_batch(32)
+
+
+def mobilebert_batch(batch: int) -> Built:
+    """mobilebert_healthy at `batch` sequences of 128 tokens (batch_sweep.py mobilebert_batch)."""
     torch = _torch()
     from transformers import MobileBertConfig, MobileBertForSequenceClassification
 
     cfg = MobileBertConfig(num_labels=2)
-    ids = torch.randint(0, cfg.vocab_size, (32, 128), device="cuda")
-    labels_ = torch.randint(0, 2, (32,), device="cuda")
+    ids = torch.randint(0, cfg.vocab_size, (batch, 128), device="cuda")
+    labels_ = torch.randint(0, 2, (batch,), device="cuda")
     return _hf_train(
         torch,
         MobileBertForSequenceClassification(cfg),
         lambda m: m(input_ids=ids, labels=labels_).loss,
-        32,
-        {"model": "HF mobilebert (config)", "tokens": "32 x 128"},
+        batch,
+        {"model": "HF mobilebert (config)", "tokens": f"{batch} x 128"},
     )
 
 
