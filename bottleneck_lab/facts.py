@@ -1306,6 +1306,13 @@ def optimizer_foreach_groups(frame: TraceFrame) -> tuple[float, float | None]:
     calls whose tensor list holds one or two tensors (from recorded shapes; None without them).
     The profiler records a long tensor list as [], so such a call counts as many. (0.0, None)
     where the optimizer runs no foreach op."""
+    c = _cache(frame)
+    if "optimizer_foreach_groups" not in c:
+        c["optimizer_foreach_groups"] = _optimizer_foreach_groups(frame)
+    return c["optimizer_foreach_groups"]
+
+
+def _optimizer_foreach_groups(frame: TraceFrame) -> tuple[float, float | None]:
     ops = frame.cpu_ops
     mine = ops_in_optimizer(frame) & name_mask(ops["name"], FOREACH_OP)
     if not mine.any():
