@@ -2633,12 +2633,9 @@ def clip_healthy(variant: str) -> Built:
     )
 
 
-def resnet50_detect_anomaly(variant: str) -> Built:
-    """torchvision ResNet-50 training, batch 64, BF16 autocast + channels_last, fused AdamW, with
-    autograd's anomaly detection left on (bad: torch.autograd.set_detect_anomaly(True), as a
-    debugging session leaves it; it checks every backward node's output for NaN on the host)
-    vs off (fixed)."""
-    torch = _torch()
+def _resnet50_adamw(torch, then: Callable[[Any], None] | None = None) -> tuple[Any, Callable]:
+    """(model, step): torchvision ResNet-50 trained on 64 random 224 x 224 images, BF16 autocast
+    + channels_last, fused AdamW; then(loss) as _train_step runs it."""
     import torchvision
 
     model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
@@ -2646,7 +2643,20 @@ def resnet50_detect_anomaly(variant: str) -> Built:
     x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
     y = torch.randint(0, 1000, (64,), device="cuda")
     run = _as_run(torch, model)
-    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+
+    def loss_of():
+        return torch.nn.functional.cross_entropy(run(x), y)
+
+    return model, _train_step(torch, opt, loss_of, then=then)
+
+
+def resnet50_detect_anomaly(variant: str) -> Built:
+    """torchvision ResNet-50 training, batch 64, BF16 autocast + channels_last, fused AdamW, with
+    autograd's anomaly detection left on (bad: torch.autograd.set_detect_anomaly(True), as a
+    debugging session leaves it; it checks every backward node's output for NaN on the host)
+    vs off (fixed)."""
+    torch = _torch()
+    _, step = _resnet50_adamw(torch)
     anomaly = variant == "bad"
     torch.autograd.set_detect_anomaly(anomaly)
     config = {
@@ -4267,25 +4277,13 @@ def resnet50_state_dict_to_cpu(variant: str) -> Built:
     diverging step keep them); fixed: no per-step snapshot (taken once per epoch, outside the
     profiled steps)."""
     torch = _torch()
-    import torchvision
-
-    model = torchvision.models.resnet50(weights=None).cuda().to(memory_format=torch.channels_last)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
-    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (64,), device="cuda")
-    run = _as_run(torch, model)
     kept: dict[str, Any] = {}
 
-    def snapshot(loss) -> None:
+    def snapshot(loss) -> None:  # model: bound below, before the first step runs
         kept.update({k: v.detach().cpu() for k, v in model.state_dict().items()})
 
     each_step = variant == "bad"
-    step = _train_step(
-        torch,
-        opt,
-        lambda: torch.nn.functional.cross_entropy(run(x), y),
-        then=snapshot if each_step else None,
-    )
+    model, step = _resnet50_adamw(torch, then=snapshot if each_step else None)
     config = {"model": "torchvision resnet50", "autocast": "bf16", "channels_last": True}
     return Built(step, 64, {**config, "state_dict_to_cpu_each_step": each_step})
 
