@@ -2476,6 +2476,47 @@ HOLDOUT42: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 43 (2026-11-27, thirtieth session), rules written and committed before any of them ran
+# on a GPU; no rule was written from these models or setups.
+# - vit_clip_grad_per_param: timm ViT-B/16 whose gradients are clipped one parameter at a time
+#   (clip_grad_norm_(foreach=False)) vs the default foreach clipping.
+# - lstm_pack_lengths_on_gpu: an LSTM classifier packing padded sequences whose lengths tensor is
+#   on the GPU (packing reads it back on the host each step) vs kept on the host.
+# - hrnet_healthy, bloom_healthy: healthy runs.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then the bad run's diagnosis is the fix's kind: launch_overhead or host_bound for per-parameter
+# clipping (its kernels are launches and the Python between them), sync_stall for the lengths
+# read back; the predicted saving the top finding's share. A fix under 10% makes both runs
+# healthy. On every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion. Any other finding >= medium is a false alarm. The labels below are
+# provisional until the measurements set them by these rules, before scoring.
+HOLDOUT43: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_clip_grad_per_param",
+        "timm ViT-B/16 training, batch 64, BF16 + channels_last, fused AdamW, gradients clipped "
+        "to norm 1.0: clip_grad_norm_(foreach=False) vs its default",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "lstm_pack_lengths_on_gpu",
+        "2-layer LSTM classifier, 64 packed sequences of up to 256 tokens, BF16 autocast, fused "
+        "AdamW: the lengths tensor on the GPU vs on the host",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "hrnet_healthy",
+        "timm HRNet-W18-small-v2 training, batch 64, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bloom_healthy",
+        "HF BLOOM-560m causal-LM training, 8 x 512 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2586,6 +2627,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT40
     + HOLDOUT41
     + HOLDOUT42
+    + HOLDOUT43
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4311,6 +4311,96 @@ def mobilebert_batch(batch: int) -> Built:
     )
 
 
+# ---- holdout 43: more models no rule was written against (labels fixed before capture) ---------
+
+
+def vit_clip_grad_per_param(variant: str) -> Built:
+    """timm ViT-B/16 training, batch 64, BF16 autocast + channels_last, fused AdamW, gradients
+    clipped to norm 1.0 before each step: clip_grad_norm_(foreach=False), a norm and a scale
+    per parameter (bad), vs its default (foreach kernels over all gradients at once: fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    foreach = False if variant == "bad" else None  # None: the library's default
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(run(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=foreach)
+        opt.step()
+
+    config = {"model": "timm vit_base_patch16_224", "autocast": "bf16", "channels_last": True}
+    return Built(step, 64, {**config, "optimizer": "AdamW(fused)", "clip_foreach": foreach})
+
+
+def lstm_pack_lengths_on_gpu(variant: str) -> Built:
+    """A 2-layer cuDNN LSTM (1024 hidden) classifying 64 padded sequences of up to 256 tokens
+    through pack_padded_sequence (enforce_sorted=False), BF16 autocast, fused AdamW. Bad: the
+    lengths tensor lives on the GPU (moved there with the batch), so packing copies it back to
+    the host and waits for the GPU each step; fixed: the lengths stay on the host, as the
+    DataLoader made them."""
+    torch = _torch()
+    nn = torch.nn
+    from torch.nn.utils.rnn import pack_padded_sequence
+
+    class Classifier(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(8000, 1024)
+            self.rnn = nn.LSTM(1024, 1024, num_layers=2, batch_first=True)
+            self.head = nn.Linear(1024, 10)
+
+        def forward(self, ids, lengths):
+            packed = pack_padded_sequence(
+                self.emb(ids), lengths, batch_first=True, enforce_sorted=False
+            )
+            _, (h, _) = self.rnn(packed)
+            return self.head(h[-1])
+
+    model = Classifier().cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    lengths = torch.randint(32, 257, (64,))
+    ids = torch.randint(0, 8000, (64, 256), device="cuda")
+    y = torch.randint(0, 10, (64,), device="cuda")
+    if variant == "bad":
+        lengths = lengths.cuda()
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: nn.functional.cross_entropy(run(ids, lengths), y))
+    config = {"model": "2-layer LSTM classifier (cuDNN), 1024 hidden, packed 64 x <=256 tokens"}
+    return Built(step, 64, {**config, "autocast": "bf16", "lengths_on_gpu": variant == "bad"})
+
+
+def hrnet_healthy(variant: str) -> Built:
+    """timm HRNet-W18-small-v2 (four parallel resolutions, fused by many small convolutions and
+    upsamplings) training, batch 64, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "hrnet_w18_small_v2", 64, fixed=True, fused_adamw=True)
+
+
+def bloom_healthy(variant: str) -> Built:
+    """HF BLOOM (config: bloom-560m's 24 layers of 1024, 16 heads, its 250,880-token vocabulary;
+    ALiBi attention biases) causal-LM training on 8 x 512 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import BloomConfig, BloomForCausalLM
+
+    cfg = BloomConfig(n_layer=24, hidden_size=1024, n_head=16)
+    ids = torch.randint(0, cfg.vocab_size, (8, 512), device="cuda")
+    return _hf_train(
+        torch,
+        BloomForCausalLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        8,
+        {"model": "HF bloom-560m (config)", "tokens": "8 x 512"},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4466,6 +4556,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vit_checkpointing_unneeded,
         resnet50_state_dict_to_cpu,
         mobilebert_healthy,
+        vit_clip_grad_per_param,
+        lstm_pack_lengths_on_gpu,
+        hrnet_healthy,
+        bloom_healthy,
     )
 }
 
