@@ -4343,10 +4343,10 @@ def vit_clip_grad_per_param(variant: str) -> Built:
 
 def lstm_pack_lengths_on_gpu(variant: str) -> Built:
     """A 2-layer cuDNN LSTM (1024 hidden) classifying 64 padded sequences of up to 256 tokens
-    through pack_padded_sequence (enforce_sorted=False), BF16 autocast, fused AdamW. Bad: the
-    lengths tensor lives on the GPU (moved there with the batch), so packing copies it back to
-    the host and waits for the GPU each step; fixed: the lengths stay on the host, as the
-    DataLoader made them."""
+    through pack_padded_sequence(lengths.cpu(), enforce_sorted=False), BF16 autocast, fused
+    AdamW. Bad: the lengths tensor lives on the GPU (moved there with the batch), so .cpu()
+    copies it back to the host and waits for the GPU each step; fixed: the lengths stay on the
+    host, as the DataLoader made them."""
     torch = _torch()
     nn = torch.nn
     from torch.nn.utils.rnn import pack_padded_sequence
@@ -4359,8 +4359,10 @@ def lstm_pack_lengths_on_gpu(variant: str) -> Built:
             self.head = nn.Linear(1024, 10)
 
         def forward(self, ids, lengths):
+            # packing takes host lengths only (torch 2.11 raises on CUDA ones); .cpu() is what
+            # code does about that error, and a no-op on a host tensor
             packed = pack_padded_sequence(
-                self.emb(ids), lengths, batch_first=True, enforce_sorted=False
+                self.emb(ids), lengths.cpu(), batch_first=True, enforce_sorted=False
             )
             _, (h, _) = self.rnn(packed)
             return self.head(h[-1])
