@@ -4347,6 +4347,12 @@ def lstm_pack_lengths_on_gpu(variant: str) -> Built:
     AdamW. Bad: the lengths tensor lives on the GPU (moved there with the batch), so .cpu()
     copies it back to the host and waits for the GPU each step; fixed: the lengths stay on the
     host, as the DataLoader made them."""
+    return lstm_pack_batch(64, lengths_on_gpu=variant == "bad")
+
+
+def lstm_pack_batch(batch: int, lengths_on_gpu: bool = False) -> Built:
+    """lstm_pack_lengths_on_gpu at `batch` sequences (batch_sweep.py lstm_pack_batch; the lengths
+    on the host unless lengths_on_gpu)."""
     torch = _torch()
     nn = torch.nn
     from torch.nn.utils.rnn import pack_padded_sequence
@@ -4369,15 +4375,17 @@ def lstm_pack_lengths_on_gpu(variant: str) -> Built:
 
     model = Classifier().cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    lengths = torch.randint(32, 257, (64,))
-    ids = torch.randint(0, 8000, (64, 256), device="cuda")
-    y = torch.randint(0, 10, (64,), device="cuda")
-    if variant == "bad":
+    lengths = torch.randint(32, 257, (batch,))
+    ids = torch.randint(0, 8000, (batch, 256), device="cuda")
+    y = torch.randint(0, 10, (batch,), device="cuda")
+    if lengths_on_gpu:
         lengths = lengths.cuda()
     run = _as_run(torch, model)
     step = _train_step(torch, opt, lambda: nn.functional.cross_entropy(run(ids, lengths), y))
-    config = {"model": "2-layer LSTM classifier (cuDNN), 1024 hidden, packed 64 x <=256 tokens"}
-    return Built(step, 64, {**config, "autocast": "bf16", "lengths_on_gpu": variant == "bad"})
+    config = {
+        "model": f"2-layer LSTM classifier (cuDNN), 1024 hidden, packed {batch} x <=256 tokens"
+    }
+    return Built(step, batch, {**config, "autocast": "bf16", "lengths_on_gpu": lengths_on_gpu})
 
 
 def hrnet_healthy(variant: str) -> Built:
