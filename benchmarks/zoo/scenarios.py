@@ -4388,6 +4388,11 @@ def lstm_pack_batch(batch: int, lengths_on_gpu: bool = False) -> Built:
     return Built(step, batch, {**config, "autocast": "bf16", "lengths_on_gpu": lengths_on_gpu})
 
 
+def lstm_pack_gpu_lengths_batch(batch: int) -> Built:
+    """lstm_pack_lengths_on_gpu's bad run at `batch` sequences (batch_sweep.py)."""
+    return lstm_pack_batch(batch, lengths_on_gpu=True)
+
+
 def hrnet_healthy(variant: str) -> Built:
     """timm HRNet-W18-small-v2 (four parallel resolutions, fused by many small convolutions and
     upsamplings) training, batch 64, BF16 autocast + channels_last, fused AdamW."""
