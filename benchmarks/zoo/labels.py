@@ -2546,6 +2546,44 @@ HOLDOUT43: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 44 (2026-11-27, thirtieth session), rules written and committed before any of them ran
+# on a GPU; no rule was written from these models or setups.
+# - vit_layer_timing_hooks: timm ViT-B/16 with per-block timing hooks left in (CUDA events read
+#   at once after each block: a sync per block) vs none.
+# - levit_healthy, marian_healthy, ssd_healthy: healthy runs.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then the bad run's diagnosis is sync_stall (the events' reads), the predicted saving its share.
+# A fix under 10% makes both runs healthy. On every run: a GPU busy under 80% of the
+# synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# (compile_savings.py --model-only, after capture) allows fusion; small_batch is allowed where
+# batch_sweep.py measures a batch 2x to 4x as large >= 10% less time per sample (holdout 43's
+# amended rule). Any other finding >= medium is a false alarm. The labels below are provisional
+# until the measurements set them by these rules, before scoring.
+HOLDOUT44: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_layer_timing_hooks",
+        "timm ViT-B/16 training, batch 64, BF16 + channels_last, fused AdamW: per-block CUDA-event "
+        "timing read at once in forward hooks vs no hooks",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "levit_healthy",
+        "timm LeViT-256 training, batch 256, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "marian_healthy",
+        "HF Marian (opus-mt-en-de sizes) translation training, 32 x (128 + 128) tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "ssd_healthy",
+        "torchvision SSD300 VGG-16 training, 8 images, BF16 autocast, SGD",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2657,6 +2695,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT41
     + HOLDOUT42
     + HOLDOUT43
+    + HOLDOUT44
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4416,6 +4416,81 @@ def bloom_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 44: more models no rule was written against (labels fixed before capture) ---------
+
+
+def vit_layer_timing_hooks(variant: str) -> Built:
+    """timm ViT-B/16 training, batch 64, BF16 autocast + channels_last, fused AdamW. Bad: per-block
+    timing left in from a profiling session: forward hooks on each of the 12 blocks record CUDA
+    events around it and read the elapsed time at once (end.synchronize(), elapsed_time), as
+    per-layer timing code does; fixed: no hooks."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("vit_base_patch16_224", pretrained=False)
+    timings: list[float] = []
+    if variant == "bad":
+        for block in model.blocks:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+
+            def before(module, args, start=start):
+                start.record()
+
+            def after(module, args, output, start=start, end=end):
+                end.record()
+                end.synchronize()
+                timings.append(start.elapsed_time(end))
+
+            block.register_forward_pre_hook(before)
+            block.register_forward_hook(after)
+    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
+    built.config["block_timing_hooks"] = variant == "bad"
+    return built
+
+
+def levit_healthy(variant: str) -> Built:
+    """timm LeViT-256 (convolutional stem, attention stages with BatchNorm'd linear layers)
+    training, batch 256, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "levit_256", 256, fixed=True, fused_adamw=True)
+
+
+def marian_healthy(variant: str) -> Built:
+    """HF Marian (config: opus-mt-en-de's sizes, 6 + 6 layers of 512, 8 heads, 58,101-token
+    vocabulary) translation training on 32 pairs of 128 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import MarianConfig, MarianMTModel
+
+    cfg = MarianConfig(
+        vocab_size=58101,
+        d_model=512,
+        encoder_layers=6,
+        decoder_layers=6,
+        encoder_attention_heads=8,
+        decoder_attention_heads=8,
+        encoder_ffn_dim=2048,
+        decoder_ffn_dim=2048,
+        pad_token_id=58100,
+        decoder_start_token_id=58100,
+    )
+    src = torch.randint(0, 58100, (32, 128), device="cuda")
+    tgt = torch.randint(0, 58100, (32, 128), device="cuda")
+    return _hf_train(
+        torch,
+        MarianMTModel(cfg),
+        lambda m: m(input_ids=src, labels=tgt).loss,
+        32,
+        {"model": "HF marian opus-mt-en-de (config)", "tokens": "32 x (128 + 128)"},
+    )
+
+
+def ssd_healthy(variant: str) -> Built:
+    """torchvision SSD300 (VGG-16, random weights) training on 8 random 640 x 640 images (resized
+    to 300 by the model's transform) with 8 random boxes each, BF16 autocast, SGD with momentum:
+    a one-stage detector that matches default boxes and mines hard negatives per image."""
+    return _detection_train("ssd300_vgg16", images=8, boxes=8)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4575,6 +4650,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         lstm_pack_lengths_on_gpu,
         hrnet_healthy,
         bloom_healthy,
+        vit_layer_timing_hooks,
+        levit_healthy,
+        marian_healthy,
+        ssd_healthy,
     )
 }
 
