@@ -33,13 +33,6 @@ PAIRS = [
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
-    ("lstm_pack_lengths_on_gpu", "bad"): (
-        "holdout 43: small_batch high 66.5% on a packed 2-layer LSTM classifier at batch 64 (GPU "
-        "busy 45% of its 28.07 ms step) whose lengths live on the GPU; its label, healthy (the "
-        "lengths' read-back measured no saving) with host_bound, launch_overhead and fusion "
-        "allowed, was not amended, since only the fixed run's model was swept: 71.6% less time per "
-        "sample at batch 256, where small_batch promises 69.5% on the fixed run"
-    ),
     ("ppo_validate_args", "bad"): "holdout 41: fusion high 33.8% on a PPO update (4.31 ms, GPU "
     "busy 37%) whose label, by its rule, allows fusion only where torch.compile(model) measured "
     ">= 10% faster: compiling the two MLPs measured 21.3% slower. The 11 chains a step are "
@@ -150,7 +143,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "a step where the fused attention took 1.5, and the compiled step idles more besides",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
-    ("lstm_pack_lengths_on_gpu", "bad"): WRONG_TOP[("lstm_pack_lengths_on_gpu", "bad")],
     ("bert_eager_attention", "fixed"): "twenty-seventh session: precision medium 10.5% for "
     "BERT's 30,522-row vocabulary (5.81 ms of GPU time a step); padding it measured 5.8%, 8.8% "
     "and 9.9% faster in separate processes (pad_vocab_savings.py) and 10.7% interleaved in one "
