@@ -220,7 +220,9 @@ def _shapes(dims) -> list[list[int]]:
 
 def _tiles(name: str, dims, flops: float) -> float:
     """Output tiles of one matrix-work op (implicit GEMM for convolutions: rows are
-    batch x output positions, never the batch alone); NaN when the shapes do not tell."""
+    batch x output positions, never the batch alone); NaN when the shapes do not tell, and for
+    a cuDNN recurrent layer, whose one op runs both products over all its tokens and products
+    of one time step's batch: its kernels' own grids tell how much each fills."""
     s = _shapes(dims)
     base = name.split("::")[-1]
     t = lambda m, n: -(-m // TILE) * -(-n // TILE)  # noqa: E731

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any, NamedTuple
 
-CATEGORIES = ("gemm", "conv", "attention", "norm", "elementwise", "other")
+CATEGORIES = ("gemm", "conv", "attention", "rnn", "norm", "elementwise", "other")
 
 
-# The categories FlopCounterMode counts; their sum is comparable with get_total_flops().
-COMPUTE_CATEGORIES = frozenset({"gemm", "conv", "attention"})
+# The matrix work: the categories FlopCounterMode counts, whose sum is comparable with its
+# get_total_flops(), and cuDNN's recurrent layers ("rnn"), which it counts as zero.
+COMPUTE_CATEGORIES = frozenset({"gemm", "conv", "attention", "rnn"})
+FLOPCOUNTERMODE_CATEGORIES = frozenset({"gemm", "conv", "attention"})
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ A cpu_op event recorded with ``record_shapes=True`` carries ``Input Dims``, ``In
 costs of a step without counting nested ops twice.
 
 This module is the registry (aten name -> model) and the op walk. Each op family's model lives
-in its own module: matmul, conv, attention, norm, elementwise; args reads an op's arguments.
+in its own module: matmul, conv, attention, rnn, norm, elementwise; args reads an op's arguments.
 
 Conventions (chosen so totals compare with ``torch.utils.flop_counter.FlopCounterMode``):
 
@@ -28,6 +28,10 @@ Conventions (chosen so totals compare with ``torch.utils.flop_counter.FlopCounte
 - Attention ops FlopCounterMode does not register but which do the same work are counted too:
   the CPU kernels ``_scaled_dot_product_flash_attention_for_cpu`` (+backward). On a CPU trace the
   total is then higher than a plain FlopCounterMode count by exactly that attention work.
+- cuDNN's recurrent layers (``_cudnn_rnn`` and its backward: nn.LSTM, nn.GRU, nn.RNN on a GPU)
+  are matrix work FlopCounterMode counts as zero; their own category "rnn" counts them as it
+  counts the same products written out (flops/rnn.py). ``compute_flops`` includes them,
+  ``flopcountermode_flops`` is the FlopCounterMode-comparable total without them.
 - "norm", "elementwise" and "other" FLOPs are estimates reported apart from that total: one FLOP
   per output element for elementwise math (a transcendental counts as one), 4 per element for a
   normalisation (5 with an affine weight, fvcore's convention; 1 or 2 for batch norm in eval),
@@ -44,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .args import CATEGORIES, COMPUTE_CATEGORIES, OpCost, _Args
+from .args import CATEGORIES, COMPUTE_CATEGORIES, FLOPCOUNTERMODE_CATEGORIES, OpCost, _Args
 from .attention import _ATTENTION_SPECS, _attention_cost
 from .conv import _CONV_SPECS, _conv_backward_cost, _conv_cost
 from .elementwise import (
@@ -58,6 +62,7 @@ from .elementwise import (
 )
 from .matmul import _gemm_cost, _grouped_mm_cost
 from .norm import _NORM_SPECS, _norm_cost
+from .rnn import _rnn_cost
 
 __all__ = [
     "ATTENTION_OPS",
@@ -92,6 +97,8 @@ _OPS: dict[str, Callable[[_Args], OpCost | None]] = {
     "_fused_adam_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),
     "_fused_adamw_": lambda a: _fused_optimizer_cost(a, (0, 2, 3)),
     "_fused_sgd_": lambda a: _fused_optimizer_cost(a, (0, 2)),
+    "_cudnn_rnn": lambda a: _rnn_cost(a, backward=False),
+    "_cudnn_rnn_backward": lambda a: _rnn_cost(a, backward=True),
 }
 for _name, _conv_spec in _CONV_SPECS.items():
     _OPS[_name] = lambda a, s=_conv_spec: _conv_cost(a, s)
@@ -134,7 +141,14 @@ ATTENTION_OPS = frozenset("aten::" + name for name in _ATTENTION_SPECS)
 # recorded shapes still names them, so their kernels are known to be matrix work.
 MATRIX_OPS = frozenset(
     "aten::" + name
-    for name in (*_GEMM_OPS, "convolution_backward", *_CONV_SPECS, *_ATTENTION_SPECS)
+    for name in (
+        *_GEMM_OPS,
+        "convolution_backward",
+        *_CONV_SPECS,
+        *_ATTENTION_SPECS,
+        "_cudnn_rnn",
+        "_cudnn_rnn_backward",
+    )
 )
 
 
@@ -164,14 +178,19 @@ def op_cost(
 class FlopTotals:
     flops_by_category: dict[str, float]
     bytes_by_category: dict[str, float]
-    # gemm + conv + attention FLOPs by dtype ("unknown" when the trace gives none)
+    # gemm + conv + attention + rnn FLOPs by dtype ("unknown" when the trace gives none)
     compute_flops_by_dtype: dict[str, float]
     ops_counted: int
 
     @property
     def compute_flops(self) -> float:
-        """The total comparable with FlopCounterMode.get_total_flops()."""
+        """All matrix work: FlopCounterMode's total plus cuDNN recurrent layers'."""
         return sum(v for k, v in self.flops_by_category.items() if k in COMPUTE_CATEGORIES)
+
+    @property
+    def flopcountermode_flops(self) -> float:
+        """The total comparable with FlopCounterMode.get_total_flops()."""
+        return sum(v for k, v in self.flops_by_category.items() if k in FLOPCOUNTERMODE_CATEGORIES)
 
     @property
     def total_bytes(self) -> float:

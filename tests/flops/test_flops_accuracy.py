@@ -164,7 +164,7 @@ def measure(model, inputs, tmp_path, sdpa_backend=None):
     path = tmp_path / "trace.json"
     prof.export_chrome_trace(str(path))
     totals = count_step_flops(_trace_ops(path))
-    return totals.compute_flops, counter.get_total_flops(), totals
+    return totals.flopcountermode_flops, counter.get_total_flops(), totals
 
 
 CASES = {
