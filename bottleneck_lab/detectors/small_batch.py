@@ -141,10 +141,18 @@ def detect(frame: TraceFrame, cfg: Config):
     occ = k["occupancy_pct"].dropna()
     rows = facts.median_gemm_rows(frame)
     fill = median_fill(frame) if sms else None
+    # the share of matrix FLOPs whose fill the shapes tell (a cuDNN recurrent layer's do not: its
+    # one op runs products over all tokens and per-time-step ones, told apart by their grids)
+    wf = work_fill(frame)
+    told = np.isfinite(wf["fill"].to_numpy())
+    told_share = float(wf["flops"][told].sum() / wf["flops"].sum()) if wf["flops"].sum() else None
     under = facts.underfilled_share(frame)
     unshaped = facts.unshaped_gemm_underfilled_share(frame)
     evidence = {
         "flop_weighted_median_tiles_per_sm": None if fill is None else round(fill, 3),
+        "matrix_flops_with_known_fill_pct": None
+        if told_share is None
+        else round(100 * told_share, 1),
         "median_matmul_rows": rows,
         "sm_count": sms or None,
         "kernel_time_in_grids_under_sm_count_pct": None if under is None else round(100 * under, 1),
@@ -173,11 +181,15 @@ def detect(frame: TraceFrame, cfg: Config):
     capped = fill is None and severity in ("medium", "high")
     if capped:
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    if fill is not None and fill < 1.0 - facts.SMALL_BATCH_IDLE_SMS:
+    if (
+        fill is not None
+        and fill < 1.0 - facts.SMALL_BATCH_IDLE_SMS
+        and (unshaped is None or (told_share or 0.0) >= 0.5)
+    ):
         what = f"most matrix work fills {fill:.0%} of the {sms} SMs"
     elif unshaped is not None:  # judged from GEMM kernels no recorded shape describes
         what = (
-            f"{unshaped:.0%} of the time of GEMM kernels without recorded shapes is in grids "
+            f"{unshaped:.0%} of the time of GEMM kernels no recorded shape describes is in grids "
             f"under the {sms} SMs"
         )
     else:
