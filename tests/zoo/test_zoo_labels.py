@@ -33,6 +33,12 @@ PAIRS = [
 
 # (scenario, variant) -> why the diagnosis is not yet right
 WRONG_TOP: dict[tuple[str, str], str] = {
+    ("vit_layer_timing_hooks", "bad"): "holdout 44: per-block CUDA-event timing read in forward "
+    "hooks, 12 cudaEventSynchronize a step, measured 17.1% (34.73 -> 28.80 ms); sync_stall, the "
+    "fix's kind, says low 9.7% (3.42 ms by replaying the step without the syncs at the median "
+    "profiler share, 4.86 at the highest), just under medium: the profiler nearly doubled this "
+    "step (62.4 ms profiled) and the replayed host stays at 33.3 ms where the fixed run measured "
+    "28.8",
     ("ppo_validate_args", "bad"): "holdout 41: fusion high 33.8% on a PPO update (4.31 ms, GPU "
     "busy 37%) whose label, by its rule, allows fusion only where torch.compile(model) measured "
     ">= 10% faster: compiling the two MLPs measured 21.3% slower. The 11 chains a step are "
