@@ -2598,6 +2598,40 @@ HOLDOUT44: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 45 (2026-11-27, thirtieth session), rules written and committed before any of them ran
+# on a GPU; no rule was written from these models or setups.
+# - gpt2_manual_label_smoothing: GPT-2's label-smoothed cross-entropy written by hand (an FP32
+#   one-hot target over the 50,304-token vocabulary times the log-softmax) vs
+#   F.cross_entropy(label_smoothing=0.1).
+# - convmixer_healthy, electra_healthy: healthy runs.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then the bad run's diagnosis is fusion (memory-bound elementwise work a fused op removes), the
+# predicted saving its share. A fix under 10% makes both runs healthy. On every run: a GPU busy
+# under 80% of the synchronised step allows host_bound and launch_overhead; torch.compile(model)
+# >= 10% faster (compile_savings.py --model-only, after capture) allows fusion; small_batch is
+# allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10% less time per sample.
+# Any other finding >= medium is a false alarm. The labels below are provisional until the
+# measurements set them by these rules, before scoring.
+HOLDOUT45: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_manual_label_smoothing",
+        "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16, fused AdamW: label-smoothed "
+        "cross-entropy by hand (FP32 one-hot over the vocabulary) vs "
+        "F.cross_entropy(label_smoothing=0.1)",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "convmixer_healthy",
+        "timm ConvMixer-768/32 training, batch 64, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "electra_healthy",
+        "HF ELECTRA-base discriminator training, 32 x 256 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2710,6 +2744,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT42
     + HOLDOUT43
     + HOLDOUT44
+    + HOLDOUT45
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4491,6 +4491,62 @@ def ssd_healthy(variant: str) -> Built:
     return _detection_train("ssd300_vgg16", images=8, boxes=8)
 
 
+# ---- holdout 45: more models no rule was written against (labels fixed before capture) ---------
+
+
+def gpt2_manual_label_smoothing(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, cross-entropy with
+    label smoothing 0.1 over its 50,304-token vocabulary. Bad: written by hand, as code from
+    before F.cross_entropy took label_smoothing does it (a one-hot target smoothed in FP32, times
+    the FP32 log-softmax, summed); fixed: F.cross_entropy(label_smoothing=0.1)."""
+    model, cfg, torch = _gpt2()
+    F = torch.nn.functional
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    eps = 0.1
+
+    def loss_of():
+        logits = run(input_ids=ids).logits[:, :-1].flatten(0, 1).float()
+        target = ids[:, 1:].flatten()
+        if variant == "fixed":
+            return F.cross_entropy(logits, target, label_smoothing=eps)
+        smooth = F.one_hot(target, cfg.vocab_size).float() * (1 - eps) + eps / cfg.vocab_size
+        return -(smooth * F.log_softmax(logits, dim=-1)).sum(-1).mean()
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    how = "F.cross_entropy(label_smoothing)" if variant == "fixed" else "one-hot by hand"
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "label_smoothing": how})
+
+
+def convmixer_healthy(variant: str) -> Built:
+    """timm ConvMixer-768/32 (32 blocks of 9 x 9 depthwise and pointwise convolutions at one
+    resolution) training, batch 64, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "convmixer_768_32", 64, fixed=True, fused_adamw=True)
+
+
+def electra_healthy(variant: str) -> Built:
+    """HF ELECTRA discriminator (config: electra-base sizes, 12 layers of 768) replaced-token
+    detection training on 32 x 256 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import ElectraConfig, ElectraForPreTraining
+
+    cfg = ElectraConfig(
+        embedding_size=768, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072,
+    )  # fmt: skip
+    ids = torch.randint(0, cfg.vocab_size, (32, 256), device="cuda")
+    replaced = torch.randint(0, 2, (32, 256), device="cuda")
+    return _hf_train(
+        torch,
+        ElectraForPreTraining(cfg),
+        lambda m: m(input_ids=ids, labels=replaced).loss,
+        32,
+        {"model": "HF electra-base discriminator (config)", "tokens": "32 x 256"},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4654,6 +4710,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         levit_healthy,
         marian_healthy,
         ssd_healthy,
+        gpt2_manual_label_smoothing,
+        convmixer_healthy,
+        electra_healthy,
     )
 }
 
