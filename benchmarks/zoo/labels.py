@@ -2610,26 +2610,36 @@ HOLDOUT44: tuple[Scenario, ...] = (
 # under 80% of the synchronised step allows host_bound and launch_overhead; torch.compile(model)
 # >= 10% faster (compile_savings.py --model-only, after capture) allows fusion; small_batch is
 # allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10% less time per sample.
-# Any other finding >= medium is a false alarm. The labels below are provisional until the
-# measurements set them by these rules, before scoring.
+# Any other finding >= medium is a false alarm. The labels below are the rules' outcome, set
+# from the measurements before scoring (the rules and provisional labels: e163151). Disclosed:
+# ConvMixer's finding list (activation_memory info alone) was seen before these labels were
+# written, while checking its MFU (104% then: see flops/conv.py).
 HOLDOUT45: tuple[Scenario, ...] = (
     Scenario(
         "gpt2_manual_label_smoothing",
         "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16, fused AdamW: label-smoothed "
         "cross-entropy by hand (FP32 one-hot over the vocabulary) vs "
         "F.cross_entropy(label_smoothing=0.1)",
-        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        # measured (H100, thirtieth session): 64.03 -> 58.37 ms (8.8% saved): under 10%, both
+        # runs healthy. GPU busy 61.99 of 64.03 ms (97%) and 56.00 of 58.37 (96%): no host_bound
+        # or launch_overhead; torch.compile(model) measured 64.26 -> 42.22 ms (34.3%) and 57.82 ->
+        # 36.17 (37.4%): fusion allowed on both
+        {"bad": COMPILES_FASTER, "fixed": COMPILES_FASTER},
         fix_kind="fusion",
     ),
     Scenario(
         "convmixer_healthy",
         "timm ConvMixer-768/32 training, batch 64, BF16 autocast + channels_last, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 128.09 ms a step (GPU busy 123.50, 96%); torch.compile(model) measured 124.72
+        # -> 93.31 ms (25.2%): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "electra_healthy",
         "HF ELECTRA-base discriminator training, 32 x 256 tokens, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 42.99 ms a step (GPU busy 20.89, 49%): host_bound and launch_overhead allowed;
+        # torch.compile(model) measured 37.89 -> 31.88 ms (15.9%): fusion allowed
+        {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
@@ -2951,4 +2961,9 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "levit_healthy/healthy": (17.1,),
     "marian_healthy/healthy": (-35.0,),
     "ssd_healthy/healthy": (36.0,),
+    # holdout 45, H100, measured after capture, before scoring
+    "gpt2_manual_label_smoothing/fixed": (37.4,),
+    "gpt2_manual_label_smoothing/bad": (34.3,),
+    "electra_healthy/healthy": (15.9,),
+    "convmixer_healthy/healthy": (25.2,),
 }
