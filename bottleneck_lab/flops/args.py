@@ -24,6 +24,8 @@ class OpCost:
     bytes: float
     dtype: str | None  # fp64, fp32, bf16, fp16, fp8, int8 or None
     category: str  # one of CATEGORIES
+    # what FlopCounterMode counts beyond `flops` (a grouped convolution's weight gradient)
+    flopcountermode_extra: float = 0.0
 
 
 # Kineto "Input type" string -> (normalised dtype, bytes per element). Old traces write

@@ -17,7 +17,9 @@ Conventions (chosen so totals compare with ``torch.utils.flop_counter.FlopCounte
   per matmul, bias and scaling ignored; convolution counted from the output (input for transposed)
   spatial size; convolution backward honours ``output_mask`` (grad_input, grad_weight; the bias
   gradient carries no FLOPs); attention counts the two batched matmuls (Q@K^T, P@V), backward
-  counts five (2.5x forward). Their sum is the FlopCounterMode-comparable total.
+  counts five (2.5x forward). Their sum is the FlopCounterMode-comparable total, but for a
+  grouped convolution's weight gradient, which FlopCounterMode counts `groups` times over
+  (flops/conv.py; ``flopcountermode_flops`` adds that back for comparisons).
 - On GPUs SDPA ops call ``_flash_attention_*`` / ``_efficient_attention_*`` with q, k, v
   transposed to (batch, seq, heads, dim). Those inner ops are read in that layout so they agree
   with the SDPA op above them, which is the one FlopCounterMode counts. (FlopCounterMode's own
@@ -181,16 +183,22 @@ class FlopTotals:
     # gemm + conv + attention + rnn FLOPs by dtype ("unknown" when the trace gives none)
     compute_flops_by_dtype: dict[str, float]
     ops_counted: int
+    # what FlopCounterMode counts beyond these ops' work (grouped convolutions' weight gradients)
+    flopcountermode_extra: float = 0.0
 
     @property
     def compute_flops(self) -> float:
-        """All matrix work: FlopCounterMode's total plus cuDNN recurrent layers'."""
+        """All matrix work: FlopCounterMode's categories plus cuDNN recurrent layers'."""
         return sum(v for k, v in self.flops_by_category.items() if k in COMPUTE_CATEGORIES)
 
     @property
     def flopcountermode_flops(self) -> float:
-        """The total comparable with FlopCounterMode.get_total_flops()."""
-        return sum(v for k, v in self.flops_by_category.items() if k in FLOPCOUNTERMODE_CATEGORIES)
+        """The total comparable with FlopCounterMode.get_total_flops(): its categories, and what
+        it counts beyond their work."""
+        counted = sum(
+            v for k, v in self.flops_by_category.items() if k in FLOPCOUNTERMODE_CATEGORIES
+        )
+        return counted + self.flopcountermode_extra
 
     @property
     def total_bytes(self) -> float:
@@ -300,9 +308,11 @@ def count_step_flops(ops: Iterable[OpRecord]) -> FlopTotals:
     nbytes: dict[str, float] = defaultdict(float)
     by_dtype: dict[str, float] = defaultdict(float)
     counted = counted_op_costs(ops)
+    extra = 0.0
     for _, cost in counted:
         flops[cost.category] += cost.flops
         nbytes[cost.category] += cost.bytes
+        extra += cost.flopcountermode_extra
         if cost.category in COMPUTE_CATEGORIES:
             by_dtype[cost.dtype or "unknown"] += cost.flops
-    return FlopTotals(dict(flops), dict(nbytes), dict(by_dtype), len(counted))
+    return FlopTotals(dict(flops), dict(nbytes), dict(by_dtype), len(counted), extra)

@@ -298,4 +298,21 @@ def test_convolution_formulas_match_flop_counter_mode(config, input_grad):
         ],
         ["", "", "", ""] + [str(a) for a in conv_args] + [str(mask)],
     )
-    assert bwd.flops == counter.get_total_flops()
+    # FlopCounterMode counts a grouped weight gradient `groups` times over (flops/conv.py)
+    assert bwd.flops + bwd.flopcountermode_extra == counter.get_total_flops()
+    assert (bwd.flopcountermode_extra > 0) is (groups > 1)
+
+    # the work itself: the same products as one ungrouped convolution per group, which
+    # FlopCounterMode counts right
+    per_group = 0
+    for g in range(groups):
+        xs = x[:, g * cin // groups : (g + 1) * cin // groups]
+        cut = slice(g * w.shape[0] // groups, (g + 1) * w.shape[0] // groups)
+        ws = w[cut]
+        out_g = torch.ops.aten.convolution(xs, ws, None, *conv_args[:-1], 1)
+        with flop_counter.FlopCounterMode(display=False) as counter:
+            torch.ops.aten.convolution_backward(
+                torch.ones_like(out_g), xs, ws, None, *conv_args[:-1], 1, mask
+            )
+        per_group += counter.get_total_flops()
+    assert bwd.flops == per_group
