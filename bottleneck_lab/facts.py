@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .device import main_device, sm_count  # also read as facts.main_device, facts.sm_count
-from .op_flops import matrix_owner, median_fill, work_fill
+from .op_flops import matrix_owner, median_fill, told_fill_share, work_fill
 from .trace import TraceFrame
 from .trace import intervals as iv
 from .trace.frame import name_mask
@@ -1210,13 +1210,15 @@ def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
     """From recorded shapes when there is matrix work: most FLOPs in products whose output tiles
     leave a tenth of the SMs idle or more (op_flops.median_fill; convolutions as implicit GEMMs
     of batch x output positions rows). Where GEMM kernels the shapes do not describe (a cuDNN
-    RNN's per-timestep products) take more time than those they do, from most of those kernels'
-    time being in grids (output tiles) under the SM count. None when the matrix work tells
-    neither."""
+    RNN's per-timestep products) take more time than those they do, and the products the shapes
+    do describe carry under half the matrix FLOPs, from most of those kernels' time being in
+    grids (output tiles) under the SM count. None when the matrix work tells neither."""
     c = _cache(frame)
     if "matrix_work_is_small" not in c:
         fill = _median_fill(frame)
         under = unshaped_gemm_underfilled_share(frame)
+        if under is not None and (told_fill_share(frame) or 0.0) < 0.5:
+            fill = None  # the told products are a minority of the math: the grids judge
         if fill is not None and fill < 1.0 - SMALL_BATCH_IDLE_SMS:
             small = True
         elif under is not None:

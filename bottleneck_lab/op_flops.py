@@ -108,7 +108,7 @@ def op_costs(frame: TraceFrame) -> pd.DataFrame:
 
 
 def compute_ops(frame: TraceFrame) -> pd.DataFrame:
-    """Ops carrying matmul/conv/attention FLOPs. An FP32 op whose kernels run mostly on tensor
+    """Ops carrying matrix FLOPs (matmul, conv, attention, cuDNN recurrent layers). An FP32 op whose kernels run mostly on tensor
     cores in TF32 (cuDNN does so by default for convolutions) gets dtype "tf32", so it is
     measured against the TF32 peak, not the far lower FP32 one."""
     c = _cache(frame)
@@ -259,8 +259,8 @@ def _tiles(name: str, dims, flops: float) -> float:
 
 
 def work_fill(frame: TraceFrame) -> pd.DataFrame:
-    """Per matrix-work op (gemm, conv, attention with FLOPs): its row, FLOPs, output tiles and
-    `fill` = tiles / SM count (>= 1: enough independent work for every SM)."""
+    """Per matrix-work op (compute_ops): its row, FLOPs, output tiles and `fill` = tiles / SM
+    count (>= 1: enough independent work for every SM; NaN where the shapes do not tell)."""
     c = _cache(frame)
     if "fill" in c:
         return c["fill"]
@@ -279,6 +279,16 @@ def work_fill(frame: TraceFrame) -> pd.DataFrame:
         }
     )
     return c["fill"]
+
+
+def told_fill_share(frame: TraceFrame) -> float | None:
+    """The share of matrix FLOPs whose fill the shapes tell (work_fill's finite rows); None
+    without matrix FLOPs."""
+    w = work_fill(frame)
+    total = float(w["flops"].sum())
+    if total <= 0:
+        return None
+    return float(w["flops"][np.isfinite(w["fill"].to_numpy())].sum()) / total
 
 
 def median_fill(frame: TraceFrame) -> float | None:

@@ -4,7 +4,9 @@ Symptom: most of the step's math (FLOP-weighted) is in matrix products, convolut
 GEMMs: batch x output positions rows) and attention with fewer 128x128 output tiles than the GPU
 has SMs, so part of the GPU has nothing to do; often the GPU also idles between kernels because
 each one finishes before the host can launch the next. A classifier head or other small layer
-does not make a batch small: the judgement weighs every product by its FLOPs.
+does not make a batch small: the judgement weighs every product by its FLOPs, and where the
+products whose tiles the shapes tell carry under half of them (a cuDNN recurrent layer's, run
+inside one op, are not told), by the grids of the GEMM kernels no shape describes.
 Likely cause: a batch (or micro-batch) too small for the GPU.
 Fix: raise the batch size until memory allows, and use gradient accumulation to keep the
 effective batch (and learning rate schedule) where you want it. Compare samples/s, not steps/s.
@@ -20,7 +22,7 @@ import pandas as pd
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak, kernel_flops
-from ..op_flops import median_fill, work_fill
+from ..op_flops import median_fill, told_fill_share, work_fill
 from ..trace import TraceFrame
 from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence
@@ -143,9 +145,7 @@ def detect(frame: TraceFrame, cfg: Config):
     fill = median_fill(frame) if sms else None
     # the share of matrix FLOPs whose fill the shapes tell (a cuDNN recurrent layer's do not: its
     # one op runs products over all tokens and per-time-step ones, told apart by their grids)
-    wf = work_fill(frame)
-    told = np.isfinite(wf["fill"].to_numpy())
-    told_share = float(wf["flops"][told].sum() / wf["flops"].sum()) if wf["flops"].sum() else None
+    told_share = told_fill_share(frame)
     under = facts.underfilled_share(frame)
     unshaped = facts.unshaped_gemm_underfilled_share(frame)
     evidence = {

@@ -227,7 +227,7 @@ BATCH_NORM_OPS = frozenset(f"aten::{name}" for name in _NORM_SPECS if "batch_nor
 def counted_op_costs(ops: Sequence[OpRecord]) -> list[tuple[int, OpCost]]:
     """(index into ops, cost) of the ops whose cost enters a step total.
 
-    Ops nest by time on each thread. A compute op (gemm, conv, attention with FLOPs) counts
+    Ops nest by time on each thread. A compute op (gemm, conv, attention, rnn with FLOPs) counts
     unless another compute op runs inside it: aten::convolution -> aten::_convolution ->
     aten::mkldnn_convolution counts once, at the innermost. A batch norm op does the same among
     batch norm ops (aten::batch_norm -> aten::native_batch_norm), and what runs inside it is its

@@ -56,12 +56,22 @@ def _rnn_cost(args: _Args, backward: bool) -> OpCost | None:
     if got is None:
         return None
     flops, first_step = got
+    x, hx, cx = args.tensor(0), args.tensor(4), args.tensor(5)
+    # minimum traffic: every tensor read once, but the weight list, which views weight_buf, and
+    # each output written once
+    read = sum(t.nbytes for i in range(len(args.dims)) if i != 1 for t in args.tensor_list(i))
     if backward:
         mask = args.value(BACKWARD_OUTPUT_MASK)
         if not (isinstance(mask, list) and len(mask) == 4):
             mask = [True] * 4
         data = flops - (0 if mask[1] is not False else first_step)
         flops = data + (flops if mask[3] is not False else 0)
-    # minimum traffic: what it reads, and as much again written (the output, or the input and
-    # weight gradients)
-    return OpCost(float(flops), 2.0 * args.bytes_in(), args.tensor(0).dtype, "rnn")
+        grads = [(True, x), (mask[1] is not False, hx), (mask[2] is not False, cx)]
+        grads.append((mask[3] is not False, args.tensor(3)))  # the weights' gradient buffer
+        written = sum(t.nbytes for asked, t in grads if asked and t is not None)
+    else:
+        dirs = 2 if args.value(FORWARD_ARGS[4]) is True else 1
+        h_out = hx.shape[-1] if hx is not None else 0
+        out = prod(x.shape[:-1]) * dirs * h_out * x.itemsize
+        written = out + sum(t.nbytes for t in (hx, cx) if t is not None)  # output, hy, cy
+    return OpCost(float(flops), float(read + written), x.dtype, "rnn")

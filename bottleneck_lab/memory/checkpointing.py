@@ -221,7 +221,7 @@ def _recompute_allocations(
 
 
 def _recompute_flops(frame: TraceFrame, mark: np.ndarray, n_steps: int) -> float | None:
-    """Extra FLOPs per step (gemm, conv, attention) of the recomputed ops, from the FLOP model
+    """Extra matrix FLOPs per step (op_flops.compute_ops) of the recomputed ops, from the FLOP model
     when it is there and the trace recorded shapes."""
     try:
         from ..op_flops import compute_ops
