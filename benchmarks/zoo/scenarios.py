@@ -4521,8 +4521,9 @@ def gpt2_manual_label_smoothing(variant: str) -> Built:
 
 
 def convmixer_healthy(variant: str) -> Built:
-    """timm ConvMixer-768/32 (32 blocks of 9 x 9 depthwise and pointwise convolutions at one
-    resolution) training, batch 64, BF16 autocast + channels_last, fused AdamW."""
+    """timm ConvMixer-768/32 (a 7 x 7 patch stem, then 32 blocks of 7 x 7 depthwise and
+    pointwise convolutions at one resolution) training, batch 64, BF16 autocast + channels_last,
+    fused AdamW."""
     return _timm(_torch(), "convmixer_768_32", 64, fixed=True, fused_adamw=True)
 
 
