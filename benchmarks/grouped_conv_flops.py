@@ -14,24 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from bottleneck_lab.analyze import diagnose  # noqa: E402
-from bottleneck_lab.flops import op_cost  # noqa: E402
 from bottleneck_lab.op_flops import op_costs  # noqa: E402
 from bottleneck_lab.trace import load_trace  # noqa: E402
 
 
 def excess_per_step(frame) -> float:
     """What FlopCounterMode would count beyond the analyzer on this trace's convolutions."""
-    oc = op_costs(frame)
-    ops = frame.cpu_ops
-    rows = oc.loc[oc["category"] == "conv", "row"]
-    total = sum(
-        op_cost(
-            ops.at[r, "name"], ops.at[r, "input_dims"], ops.at[r, "input_type"],
-            ops.at[r, "concrete_inputs"],
-        ).flopcountermode_extra
-        for r in rows
-    )  # fmt: skip
-    return total / max(len(frame.steps), 1)
+    return float(op_costs(frame)["flopcountermode_extra"].sum()) / max(len(frame.steps), 1)
 
 
 def main() -> int:

@@ -60,12 +60,13 @@ def _launched(frame: TraceFrame) -> np.ndarray:
 
 
 def op_costs(frame: TraceFrame) -> pd.DataFrame:
-    """One row per cpu_op whose cost enters a step total: row, step, flops, bytes, dtype, category."""
+    """One row per cpu_op whose cost enters a step total: row, step, flops, bytes, dtype,
+    category, and flopcountermode_extra (what FlopCounterMode counts beyond the op's work)."""
     c = _cache(frame)
     if "ops" in c:
         return c["ops"]
     ops = frame.cpu_ops
-    cols = ["row", "step", "flops", "bytes", "dtype", "category"]
+    cols = ["row", "step", "flops", "bytes", "dtype", "category", "flopcountermode_extra"]
     if not len(ops) or not ops["input_dims"].notna().any():
         c["ops"] = pd.DataFrame(columns=cols)
         return c["ops"]
@@ -101,6 +102,7 @@ def op_costs(frame: TraceFrame) -> pd.DataFrame:
             "bytes": [cost.bytes for _, cost in counted],
             "dtype": [cost.dtype or "unknown" for _, cost in counted],
             "category": [cost.category for _, cost in counted],
+            "flopcountermode_extra": [cost.flopcountermode_extra for _, cost in counted],
         },
         columns=cols,
     )

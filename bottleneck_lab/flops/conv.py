@@ -5,8 +5,8 @@ One departure: a grouped convolution's weight gradient. FlopCounterMode (torch 2
 counts it with the groups left out, `groups` times its work: a depthwise convolution's backward
 (groups = channels) reads hundreds of times its forward, and timm's ConvMixer-768/32 read 129.0
 TFLOP a step where it does 7.9, MFU 104%. Here it is counted per group, as the same products
-split into ungrouped convolutions count (tests/flops/test_flops_accuracy.py);
-`flopcountermode_excess` is what FlopCounterMode adds, for comparing with its totals."""
+split into ungrouped convolutions count (tests/flops/test_flops_accuracy.py); the cost's
+flopcountermode_extra is what FlopCounterMode adds, for comparing with its totals."""
 
 from __future__ import annotations
 
@@ -115,13 +115,6 @@ def _groups(args: _Args) -> int:
     return groups if isinstance(groups, int) and groups > 0 else 1
 
 
-def flopcountermode_excess(args: _Args) -> int:
-    """What FlopCounterMode counts beyond the work of a grouped convolution's backward: its
-    weight-gradient term times (groups - 1) / groups. 0 for ungrouped ones."""
-    ungrouped = _weight_grad_flops_ungrouped(args)
-    return 0 if ungrouped is None else ungrouped - ungrouped // _groups(args)
-
-
 def _conv_backward_cost(args: _Args) -> OpCost | None:
     grad_out, x, w = args.tensor(0), args.tensor(1), args.tensor(2)
     if grad_out is None or x is None or w is None:
@@ -133,10 +126,13 @@ def _conv_backward_cost(args: _Args) -> OpCost | None:
     if mask[0]:  # grad_input = conv_transpose(grad_output, weight)
         flops += _conv_flops(grad_out.shape, w.shape, x.shape, not transposed)
         written += x.nbytes
-    if mask[1]:  # grad_weight: each group's input against its own output channels
-        flops += (_weight_grad_flops_ungrouped(args) or 0) // _groups(args)
+    # grad_weight: each group's input against its own output channels; FlopCounterMode counts
+    # the term with the groups left out, the rest of it its excess
+    ungrouped = _weight_grad_flops_ungrouped(args) or 0
+    weight_grad = ungrouped // _groups(args)
+    if mask[1]:
+        flops += weight_grad
         written += w.nbytes
     if len(mask) > 2 and mask[2]:  # grad_bias: a reduction, no FLOPs in FlopCounterMode
         written += grad_out.shape[1] * grad_out.itemsize
-    extra = flopcountermode_excess(args)
-    return OpCost(flops, args.bytes_in() + written, x.dtype, "conv", extra)
+    return OpCost(flops, args.bytes_in() + written, x.dtype, "conv", ungrouped - weight_grad)

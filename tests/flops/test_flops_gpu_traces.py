@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from bottleneck_lab.analyze import diagnose
-from bottleneck_lab.flops import op_cost
 from bottleneck_lab.op_flops import op_costs
 from bottleneck_lab.trace import load_trace
 
@@ -52,18 +51,10 @@ def beyond_flopcountermode(frames) -> float:
     beyond a grouped convolution's weight gradient (flops/conv.py, checked against one
     ungrouped convolution per group in test_flops_accuracy.py). The sidecar's count plus this
     is the analyzer's."""
-    frame = frames[0]
-    oc = op_costs(frame)
+    oc = op_costs(frames[0])
     rnn = float(oc.loc[oc["category"] == "rnn", "flops"].sum())
-    ops = frame.cpu_ops
-    extra = sum(
-        op_cost(
-            ops.at[r, "name"], ops.at[r, "input_dims"], ops.at[r, "input_type"],
-            ops.at[r, "concrete_inputs"],
-        ).flopcountermode_extra
-        for r in oc.loc[oc["category"] == "conv", "row"]
-    )  # fmt: skip
-    return (rnn - extra) / max(len(frame.steps), 1)
+    extra = float(oc["flopcountermode_extra"].sum())
+    return (rnn - extra) / max(len(frames[0].steps), 1)
 
 
 def counted(trace: Path, meta: dict) -> dict:
