@@ -1215,10 +1215,8 @@ def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
     grids (output tiles) under the SM count. None when the matrix work tells neither."""
     c = _cache(frame)
     if "matrix_work_is_small" not in c:
-        fill = _median_fill(frame)
+        fill = judging_fill(frame)
         under = unshaped_gemm_underfilled_share(frame)
-        if under is not None and (told_fill_share(frame) or 0.0) < 0.5:
-            fill = None  # the told products are a minority of the math: the grids judge
         if fill is not None and fill < 1.0 - SMALL_BATCH_IDLE_SMS:
             small = True
         elif under is not None:
@@ -1259,6 +1257,16 @@ def unshaped_gemm_underfilled_share(frame: TraceFrame) -> float | None:
             share = float(dur[gemm & (grid < sms)].sum() / dur[gemm].sum())
     c["unshaped_gemm_underfilled"] = share
     return share
+
+
+def judging_fill(frame: TraceFrame) -> float | None:
+    """The FLOP-weighted median fill (op_flops.median_fill) where it speaks for the matrix work;
+    None where GEMM kernels no shape describes outweigh the described ones in time and the
+    described products carry under half the matrix FLOPs (a cuDNN LSTM beside a small head):
+    then those kernels' grids judge the batch."""
+    if unshaped_gemm_underfilled_share(frame) is not None and (told_fill_share(frame) or 0.0) < 0.5:
+        return None
+    return _median_fill(frame)
 
 
 def _median_fill(frame: TraceFrame) -> float | None:

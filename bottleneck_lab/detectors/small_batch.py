@@ -181,12 +181,9 @@ def detect(frame: TraceFrame, cfg: Config):
     capped = fill is None and severity in ("medium", "high")
     if capped:
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
-    if (
-        fill is not None
-        and fill < 1.0 - facts.SMALL_BATCH_IDLE_SMS
-        and (unshaped is None or (told_share or 0.0) >= 0.5)
-    ):
-        what = f"most matrix work fills {fill:.0%} of the {sms} SMs"
+    judged = facts.judging_fill(frame)
+    if judged is not None and judged < 1.0 - facts.SMALL_BATCH_IDLE_SMS:
+        what = f"most matrix work fills {judged:.0%} of the {sms} SMs"
     elif unshaped is not None:  # judged from GEMM kernels no recorded shape describes
         what = (
             f"{unshaped:.0%} of the time of GEMM kernels no recorded shape describes is in grids "
