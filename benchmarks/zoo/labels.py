@@ -2642,6 +2642,48 @@ HOLDOUT45: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 46 (2026-11-27, thirty-first session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - efficientnet_adamw_loop: timm EfficientNet-B0 (BF16 + channels_last, batch 128) with
+#   AdamW(foreach=False) vs AdamW(fused=True). If the fused optimizer measures >= 10% saving
+#   (the capture's sidecars), the bad run's diagnosis is launch_overhead or host_bound (whichever
+#   comes first), its predicted saving that finding's share; under 10% both runs are healthy.
+# - mamba_scan_batch: HF Mamba (4 x 512) trained on HF's slow path (the selective scan a Python
+#   loop over positions), 2 sequences a step vs 16. If 16 measures >= 10% less time per sample,
+#   the bad run's diagnosis is small_batch or launch_overhead, its predicted saving the
+#   small_batch finding's share (launch_overhead's where there is none); else both healthy.
+# - nfnet_healthy, longformer_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm. The labels
+# below are provisional until the measurements set them, before scoring.
+HOLDOUT46: tuple[Scenario, ...] = (
+    Scenario(
+        "efficientnet_adamw_loop",
+        "timm EfficientNet-B0 training, batch 128, BF16 autocast + channels_last: "
+        "AdamW(foreach=False) vs AdamW(fused=True)",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "mamba_scan_batch",
+        "HF Mamba (config: 4 x 512) causal-LM training on HF's slow path, 128 tokens, BF16 "
+        "autocast, fused AdamW: batch 2 vs 16",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "nfnet_healthy",
+        "timm NFNet-L0 training, batch 64, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "longformer_healthy",
+        "HF Longformer-base (window 256) masked-LM training, 4 x 1024 tokens, BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2755,6 +2797,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT43
     + HOLDOUT44
     + HOLDOUT45
+    + HOLDOUT46
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4548,6 +4548,81 @@ def electra_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 46: more models no rule was written against (labels fixed before capture) ---------
+
+
+def efficientnet_adamw_loop(variant: str) -> Built:
+    """timm EfficientNet-B0 training, batch 128, BF16 autocast + channels_last. Bad: AdamW with
+    foreach=False (a Python loop over its 213 parameters, a handful of kernels each); fixed:
+    AdamW(fused=True)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("efficientnet_b0", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = (
+        torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+        if variant == "fixed"
+        else torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
+    )
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    optimizer = "AdamW(fused)" if variant == "fixed" else "AdamW(foreach=False)"
+    config = {"model": "timm efficientnet_b0", "autocast": "bf16", "channels_last": True}
+    return Built(step, 128, {**config, "optimizer": optimizer})
+
+
+def mamba_batch(batch: int) -> Built:
+    """HF Mamba (config: 4 layers of 512, state 16) causal-LM training on `batch` x 128 tokens,
+    BF16 autocast, fused AdamW (batch_sweep.py mamba_batch). Without the mamba-ssm and
+    causal-conv1d kernels (not installed) HF runs its slow path: the selective scan as a Python
+    loop over the 128 positions in every layer."""
+    torch = _torch()
+    from transformers import MambaConfig, MambaForCausalLM
+    from transformers.models.mamba import modeling_mamba
+
+    cfg = MambaConfig(vocab_size=32000, hidden_size=512, state_size=16, num_hidden_layers=4)
+    ids = torch.randint(0, cfg.vocab_size, (batch, 128), device="cuda")
+    fast = bool(getattr(modeling_mamba, "is_fast_path_available", False))
+    return _hf_train(
+        torch,
+        MambaForCausalLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        batch,
+        {"model": "HF Mamba (config: 4 x 512)", "tokens": f"{batch} x 128", "fast_path": fast},
+    )
+
+
+def mamba_scan_batch(variant: str) -> Built:
+    """mamba_batch at 2 sequences a step (bad) vs 16 (fixed)."""
+    return mamba_batch(16 if variant == "fixed" else 2)
+
+
+def nfnet_healthy(variant: str) -> Built:
+    """timm NFNet-L0 (normaliser-free: weights standardised in every forward, scaled
+    activations, no BatchNorm) training, batch 64, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "nfnet_l0", 64, fixed=True, fused_adamw=True)
+
+
+def longformer_healthy(variant: str) -> Built:
+    """HF Longformer (config: longformer-base sizes, 12 layers of 768, attention window 256)
+    masked-LM training on 4 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import LongformerConfig, LongformerForMaskedLM
+
+    cfg = LongformerConfig(attention_window=256, max_position_embeddings=1026)
+    ids = torch.randint(3, cfg.vocab_size, (4, 1024), device="cuda")
+    return _hf_train(
+        torch,
+        LongformerForMaskedLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        4,
+        {"model": "HF longformer-base (config, window 256)", "tokens": "4 x 1024"},
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4714,6 +4789,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gpt2_manual_label_smoothing,
         convmixer_healthy,
         electra_healthy,
+        efficientnet_adamw_loop,
+        mamba_scan_batch,
+        nfnet_healthy,
+        longformer_healthy,
     )
 }
 
