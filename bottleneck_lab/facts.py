@@ -906,6 +906,20 @@ def _host_blocked_in(frame: TraceFrame, ws: np.ndarray, we: np.ndarray) -> np.nd
     return blocked
 
 
+def host_work_in(
+    frame: TraceFrame,
+    ws: np.ndarray,
+    we: np.ndarray,
+    profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW,
+) -> np.ndarray:
+    """µs of each span [ws, we) (sorted, disjoint) the launching thread spent working: the span
+    less its waits (_host_blocked_in) and the profiler's cost of the ops recorded in it, taken
+    at `profiler_share` of the host's working time (its low end unless given)."""
+    x = profiler_share / PROFILER_SHARE_OF_HOST_OP
+    profiler = x * profiler_us_per_op(frame) * _ops_in(frame, ws, we)
+    return np.maximum((we - ws) - _host_blocked_in(frame, ws, we) - profiler, 0.0)
+
+
 def launch_wait_us(la: pd.DataFrame) -> np.ndarray:
     """µs each launch call in `la` spent waiting: its time beyond the median launch of `la` where
     it ran longer than BLOCKED_LAUNCH_US (a full queue, or a first launch loading its module),
