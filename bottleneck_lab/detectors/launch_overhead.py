@@ -14,7 +14,9 @@ with CUDA graphs (`torch.cuda.graphs`, `torch.compile(mode="reduce-overhead")`) 
 Estimate: the launch-bound idle left once the profiler's own host cost is taken out at the highest
 share of host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH, as host_bound), plus a
 per-parameter (or per-group) optimizer's extra kernels; where launching is what the GPU mostly waits for, the
-step as a CUDA graph would run it (host dispatch gone), if that saves more. The severity comes
+step as a CUDA graph would run it (host dispatch gone), if that saves more; and for a
+per-tensor optimizer loop, what a fused step takes off the step (the loop's host work, at the
+profiler's highest share, and its excess kernels), if that saves more. The severity comes
 from the same estimate with the host taken at the highest profiler share: where the host and the
 GPU are close, the profiler's unknown share decides whether launching costs anything, and the
 title then gives both.
@@ -126,14 +128,18 @@ def _optimizer_loop_saving_us(
     frame: TraceFrame, excess_us: float, optimizer: str | None, profiler_share: float
 ) -> float:
     """µs over all steps a fused or foreach step saves over the per-tensor loop of `optimizer`
-    (its name; None where there is no such loop): the host's work inside Optimizer.step (the
-    profiler's share, at `profiler_share`, taken out) and the loop's excess kernel time
-    (`excess_us`) come off the step, as far as the step's other host work and its GPU work let
-    it shrink (facts.step_saving_us). On a GPU-bound step the loop runs while the GPU works
-    through the backward the host queued ahead, and little of it is saved (GPT-2's
-    AdamW(foreach=False): 12.6% measured); where the host sets the step, the loop is step time
-    (EfficientNet-B0's, holdout 46: 46 ms of a profiled step in Optimizer.step with the GPU
-    busy 3.5 ms of it; fused=True measured 40.6% faster)."""
+    (its name; None where there is no such loop): the host's work inside Optimizer.step and the
+    loop's excess kernel time (`excess_us`) come off the step, as far as the step's other host
+    work and its GPU work, both taken at `profiler_share`, let it shrink (facts.step_saving_us).
+    The loop's own work is taken at the profiler's highest share, as host_bound prices the host
+    work it promises: its many cheap ops carry more profiler cost than the step's average op
+    (the launch_overhead demo's loop: 10.6 ms a profiled step, about 4.5 ms without the
+    profiler, where the step as a whole shed 0.44 of its host time; fused alone measured 31.2%).
+    On a GPU-bound step the loop runs while the GPU works through the backward the host queued
+    ahead, and little of it is saved (GPT-2's AdamW(foreach=False): 12.6% measured); where the
+    host sets the step, the loop is step time (EfficientNet-B0's, holdout 46: 46 ms of a
+    profiled step in Optimizer.step with the GPU busy 3.5 ms of it; fused=True measured 40.6%
+    faster)."""
     s, e = facts.optimizer_spans(frame)
     ws, we = facts.step_windows(frame)
     if not optimizer or optimizer in KEEPS_PER_TENSOR_OPS or excess_us <= 0 or not len(ws):
@@ -141,7 +147,8 @@ def _optimizer_loop_saving_us(
     i = np.searchsorted(ws, s, side="right") - 1
     inside = (i >= 0) & (s < we[np.maximum(i, 0)])
     n_steps = max(len(frame.steps), 1)
-    host = float(facts.host_work_in(frame, s[inside], e[inside], profiler_share).sum()) / n_steps
+    high = facts.PROFILER_SHARE_OF_HOST_OP_HIGH
+    host = float(facts.host_work_in(frame, s[inside], e[inside], high).sum()) / n_steps
     step = facts.step_time_without_profiler_us(frame, profiler_share)
     saved = facts.step_saving_us(
         frame, excess_us / n_steps, host, profiler_share=profiler_share, step_us=step

@@ -57,11 +57,25 @@ def test_a_loop_that_sets_the_step_is_what_a_fused_optimizer_saves():
     frame = _zoo("efficientnet_adamw_loop")
     measured = _measured_pct("efficientnet_adamw_loop")
     assert abs(_loop_pct(frame) - measured) <= 15
-    # at the highest profiler share the host does less, and the loop saves less
-    assert _loop_pct(frame, facts.PROFILER_SHARE_OF_HOST_OP_HIGH) < _loop_pct(frame)
     (f,) = [x for x in launch_overhead.detect(frame, launch_overhead.Config())]
     assert abs(f.share_pct - measured) <= 15 and f.severity in ("medium", "high")
     assert "fused=True" in f.fix
+
+
+def test_the_loops_host_work_is_taken_at_the_profilers_highest_share():
+    """The launch_overhead demo's for-loop Adam (a 24-block MLP, GPU busy 2.3 ms of an 11 ms
+    step): its loop took 10.6 ms of each profiled step, about 4.5 ms without the profiler, while
+    the step as a whole shed 0.44 of its host time; the fused optimizer alone
+    (`demos/launch_overhead.py --variant fixed --no-graph`) measured 31.2% faster. Taken at the
+    median share, the loop would be promised 58%."""
+    path = REPO / "traces" / "h100" / "launch_overhead"
+    frame = load_trace(path / "bad.json.gz")[0]
+    ms = {
+        v: json.loads((path / f"{v}.meta.json").read_text())["step_time_ms"]["median"]
+        for v in ("bad", "fused_only")
+    }
+    measured = 100.0 * (1.0 - ms["fused_only"] / ms["bad"])
+    assert abs(_loop_pct(frame) - measured) <= 15
 
 
 def test_a_loop_hidden_behind_the_gpu_saves_little():
