@@ -2703,6 +2703,43 @@ HOLDOUT46: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 47 (2026-11-27, thirty-first session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - gpt2_all_ones_mask: HF GPT-2 trained with the tokenizer's all-ones attention_mask passed vs
+#   none. If dropping it measures >= 10% saving (the capture's sidecars), the bad run's diagnosis
+#   is fusion (attention run other than as one fused causal kernel, the eager-attention finding's
+#   ground) or sync_stall (a host read of the mask), whichever comes first, its predicted saving
+#   that finding's share; under 10% both runs are healthy.
+# - squeezebert_healthy, funnel_healthy, fcos_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm. The labels
+# below are provisional until the measurements set them, before scoring.
+HOLDOUT47: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_all_ones_mask",
+        "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: the tokenizer's "
+        "all-ones attention_mask passed vs none",
+        {"bad": Run(_k("fusion", "sync_stall")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "squeezebert_healthy",
+        "HF SqueezeBERT masked-LM training, 32 x 256 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "funnel_healthy",
+        "HF Funnel Transformer (small) masked-LM training, 16 x 512 tokens, BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "fcos_healthy",
+        "torchvision FCOS ResNet-50 FPN training, 8 images, BF16 autocast, SGD",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2817,6 +2854,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT44
     + HOLDOUT45
     + HOLDOUT46
+    + HOLDOUT47
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4623,6 +4623,74 @@ def longformer_healthy(variant: str) -> Built:
     )
 
 
+# ---- holdout 47: more models no rule was written against (labels fixed before capture) ---------
+
+
+def gpt2_all_ones_mask(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW. Bad: the
+    tokenizer's attention_mask (all ones: no padding) passed to the model, as a loop that hands
+    the whole tokenizer output to the model does; fixed: no mask, attention causal alone."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    mask = torch.ones_like(ids)
+    run = _as_run(torch, model)
+
+    def loss_of():
+        if variant == "fixed":
+            return run(input_ids=ids, labels=ids).loss
+        return run(input_ids=ids, attention_mask=mask, labels=ids).loss
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
+    how = "none" if variant == "fixed" else "all ones, passed"
+    return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "attention_mask": how})
+
+
+def squeezebert_healthy(variant: str) -> Built:
+    """HF SqueezeBERT (config: squeezebert-uncased sizes, 12 layers of 768, its projections
+    grouped 1-D convolutions) masked-LM training on 32 x 256 tokens, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import SqueezeBertConfig, SqueezeBertForMaskedLM
+
+    cfg = SqueezeBertConfig()
+    ids = torch.randint(0, cfg.vocab_size, (32, 256), device="cuda")
+    return _hf_train(
+        torch,
+        SqueezeBertForMaskedLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        32,
+        {"model": "HF squeezebert-uncased (config)", "tokens": "32 x 256"},
+    )
+
+
+def funnel_healthy(variant: str) -> Built:
+    """HF Funnel Transformer (config: funnel-transformer/small sizes, blocks of 4 layers of 768
+    pooled between them, relative attention) masked-LM training on 16 x 512 tokens, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import FunnelConfig, FunnelForMaskedLM
+
+    cfg = FunnelConfig()
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    return _hf_train(
+        torch,
+        FunnelForMaskedLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        16,
+        {"model": "HF funnel-transformer/small (config)", "tokens": "16 x 512"},
+    )
+
+
+def fcos_healthy(variant: str) -> Built:
+    """torchvision FCOS (ResNet-50 FPN, random weights) training on 8 random 640 x 640 images
+    (resized to 800 by the model's transform) with 8 random boxes each, BF16 autocast, SGD with
+    momentum and weight decay: an anchor-free detector that assigns locations to boxes per
+    image."""
+    return _detection_train("fcos_resnet50_fpn", images=8, boxes=8)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4793,6 +4861,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mamba_scan_batch,
         nfnet_healthy,
         longformer_healthy,
+        gpt2_all_ones_mask,
+        squeezebert_healthy,
+        funnel_healthy,
+        fcos_healthy,
     )
 }
 
