@@ -2715,29 +2715,42 @@ HOLDOUT46: tuple[Scenario, ...] = (
 # launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
 # capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
 # as large >= 10% less time per sample. Any other finding >= medium is a false alarm. The labels
-# below are provisional until the measurements set them, before scoring.
+# below are the rules' outcome, set from the measurements before scoring (the rules and
+# provisional labels: 006b08b).
 HOLDOUT47: tuple[Scenario, ...] = (
     Scenario(
         "gpt2_all_ones_mask",
         "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW: the tokenizer's "
         "all-ones attention_mask passed vs none",
-        {"bad": Run(_k("fusion", "sync_stall")), "fixed": HEALTHY},
+        # measured (H100, thirty-first session): 57.85 -> 54.62 ms (5.6% saved): under 10%, both
+        # runs healthy. GPU busy 51.69 of 57.85 ms (89%) and 51.73 of 54.62 (95%): no host_bound
+        # or launch_overhead; torch.compile(model) measured 55.93 -> 26.43 ms (52.7%) and 54.00 ->
+        # 32.91 (39.1%), 2 graph breaks each: fusion allowed on both
+        {"bad": COMPILES_FASTER, "fixed": COMPILES_FASTER},
+        fix_kind="fusion",
     ),
     Scenario(
         "squeezebert_healthy",
         "HF SqueezeBERT masked-LM training, 32 x 256 tokens, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 78.84 ms a step (GPU busy 62.45, 79%): host_bound and launch_overhead allowed;
+        # torch.compile(model) measured 71.82 -> 70.13 ms (2.3%): no fusion
+        {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
     Scenario(
         "funnel_healthy",
         "HF Funnel Transformer (small) masked-LM training, 16 x 512 tokens, BF16 autocast, "
         "fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 124.95 ms a step (GPU busy 78.59, 63%): host_bound and launch_overhead
+        # allowed; torch.compile(model) did not finish within the lease (the 320 s left after
+        # three other runs, then 135 s alone): not measured, so no fusion
+        {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
     Scenario(
         "fcos_healthy",
         "torchvision FCOS ResNet-50 FPN training, 8 images, BF16 autocast, SGD",
-        {"healthy": HEALTHY},
+        # measured: 106.39 ms a step (GPU busy 70.66, 66%): host_bound and launch_overhead
+        # allowed; torch.compile(model) not reached within the lease: not measured, so no fusion
+        {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
@@ -3071,4 +3084,8 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "efficientnet_adamw_loop/fixed": (15.5,),
     "nfnet_healthy/healthy": (50.6,),
     "longformer_healthy/healthy": (60.4,),
+    # holdout 47, H100, measured after capture, before scoring (Funnel's and FCOS's not reached)
+    "gpt2_all_ones_mask/bad": (52.7,),
+    "gpt2_all_ones_mask/fixed": (39.1,),
+    "squeezebert_healthy/healthy": (2.3,),
 }
