@@ -2727,7 +2727,6 @@ HOLDOUT47: tuple[Scenario, ...] = (
         # or launch_overhead; torch.compile(model) measured 55.93 -> 26.43 ms (52.7%) and 54.00 ->
         # 32.91 (39.1%), 2 graph breaks each: fusion allowed on both
         {"bad": COMPILES_FASTER, "fixed": COMPILES_FASTER},
-        fix_kind="fusion",
     ),
     Scenario(
         "squeezebert_healthy",
