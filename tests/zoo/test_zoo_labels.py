@@ -361,9 +361,6 @@ RECAPTURE_SAVING_OFF = {
     "(the replay's saving is 0.1 ms): this host-bound step's time moves between processes by "
     "more than the read can cost",
     "lstm_lm_batch": "as on its first capture (SAVING_OFF): small_batch 64.1% against 81.6%",
-    "gpt2_adamw_foreach": "the fused optimizer measured 35.2% faster in this lease (49.95 -> "
-    "32.36 ms) against 12.6% on the first capture (33.15 -> 28.97); launch_overhead promises "
-    "14.1% (16.4% on the first)",
     "gpt2_empty_cache": "dropping empty_cache measured 38.7% faster in this lease (53.44 -> "
     "32.74 ms) against 19.9% on the first capture (52.89 -> 42.38); memory_capacity promises "
     "16.4% (15.7% on the first)",
