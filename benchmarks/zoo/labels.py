@@ -2752,6 +2752,56 @@ HOLDOUT47: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 48 (2026-11-27, thirty-second session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - qwen2_checkpointing_unneeded: HF Qwen2 (8 x 1024) with gradient checkpointing though memory
+#   is plentiful (bad) vs none (fixed). If the fixed run measures >= 10% saving (the capture's
+#   sidecars), the bad run's diagnosis is recompute (the checkpointed layers' second forward),
+#   its predicted saving that finding's share; under 10% both runs are healthy.
+# - bert_trim_padding_sync: HF BERT-base MLM trimming each batch's padding to its longest
+#   sequence, that length read from the GPU mask with .item() (bad) vs from host lengths
+#   (fixed), the same kernels on the same shapes. If the fixed run measures >= 10% saving, the
+#   bad run's diagnosis is sync_stall, its predicted saving that finding's share; under 10% both
+#   runs are healthy.
+# - swinv2_healthy, esm_healthy, patchtst_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm. The labels
+# below are the rules' outcome, set from the measurements before scoring (provisional until
+# then).
+HOLDOUT48: tuple[Scenario, ...] = (
+    Scenario(
+        "qwen2_checkpointing_unneeded",
+        "HF Qwen2 (config: 8 x 1024) causal-LM training, 8 x 1024 tokens, BF16 autocast, fused "
+        "AdamW, memory to spare: gradient_checkpointing_enable() vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+    Scenario(
+        "bert_trim_padding_sync",
+        "HF BERT-base masked-LM training, 32 sequences trimmed to their longest (128-512), BF16 "
+        "autocast, fused AdamW: the length read from the GPU mask with .item() vs from the host",
+        {"bad": HEALTHY, "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "swinv2_healthy",
+        "torchvision Swin V2-T training, batch 64, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "esm_healthy",
+        "HF ESM-2 (config: t30_150M sizes) masked-LM training, 16 x 512 residues, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "patchtst_healthy",
+        "HF PatchTST forecasting training, 128 windows of 512 x 7, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2867,6 +2917,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT45
     + HOLDOUT46
     + HOLDOUT47
+    + HOLDOUT48
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4691,6 +4691,151 @@ def fcos_healthy(variant: str) -> Built:
     return _detection_train("fcos_resnet50_fpn", images=8, boxes=8)
 
 
+# ---- holdout 48: more models no rule was written against (labels fixed before capture) ---------
+
+
+def qwen2_checkpointing_unneeded(variant: str) -> Built:
+    """HF Qwen2 (config: 8 layers x 1024) causal-LM training on 8 x 1024 tokens, BF16 autocast,
+    fused AdamW, memory to spare: gradient_checkpointing_enable() (bad) vs off (fixed)."""
+    torch = _torch()
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(**DECODER_8X1024)
+    model = Qwen2ForCausalLM(cfg)
+    checkpointed = variant == "bad"
+    if checkpointed:
+        model.gradient_checkpointing_enable()
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids, use_cache=False).loss,
+        8,
+        {
+            "model": "qwen2 8x1024 (config)",
+            "tokens": 8 * 1024,
+            "gradient_checkpointing": checkpointed,
+        },
+    )
+
+
+def bert_trim_padding_sync(variant: str) -> Built:
+    """HF BERT-base masked-LM training, BF16 autocast, fused AdamW, on batches of 32 sequences
+    padded to 512 whose real lengths vary (each batch's longest 128 to 512 tokens); every step
+    trims the padding to the batch's longest sequence. Bad: that length read from the mask on
+    the GPU (mask.sum(1).max().item(), a host read every step); fixed: from the lengths the
+    loader already holds on the host. Both run the same kernels on the same shapes."""
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    cfg = BertConfig()
+    gen = torch.Generator().manual_seed(0)
+    n_batches = 16
+    longest = torch.randint(16, 65, (n_batches, 1), generator=gen) * 8
+    lengths = (torch.rand(n_batches, 32, generator=gen) * longest).long().clamp(min=8)
+    lengths[:, 0] = longest[:, 0]  # one sequence of each batch is its longest
+    ids = torch.randint(5, cfg.vocab_size, (n_batches, 32, 512), generator=gen).cuda()
+    masks = (torch.arange(512) < lengths[..., None]).long().cuda()
+    from_host = variant == "fixed"
+    n = 0
+
+    def loss_of(model):
+        nonlocal n
+        i = n % n_batches
+        n += 1
+        mask = masks[i]
+        length = int(lengths[i].max()) if from_host else int(mask.sum(1).max().item())
+        x, m = ids[i, :, :length], mask[:, :length]
+        labels = x.masked_fill(m == 0, -100)
+        return model(input_ids=x, attention_mask=m, labels=labels).loss
+
+    config = {
+        "model": "bert-base (config) MLM",
+        "tokens": "32 x 128..512 (trimmed per batch)",
+        "length_read": "host lengths" if from_host else "mask.sum(1).max().item()",
+    }
+    built = _hf_train(torch, BertForMaskedLM(cfg), loss_of, 32, config)
+    note = (
+        "FlopCounterMode over one step at the first batch's length (lengths change every step, "
+        "so trace FLOPs differ per step)"
+    )
+    return replace(built, timed_steps=16, flops_note=note)
+
+
+def swinv2_healthy(variant: str) -> Built:
+    """torchvision Swin V2-T (cosine attention, log-spaced continuous position bias) training,
+    batch 64, 224 x 224, BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.swin_v2_t(weights=None)
+    return _image_train(torch, model, "swin_v2_t", 64, fixed=True, fused_adamw=True)
+
+
+def esm_healthy(variant: str) -> Built:
+    """HF ESM-2 (config: esm2_t30_150M sizes, 30 layers of 640, rotary positions, token dropout)
+    masked-LM training on 16 protein sequences of 512 residues, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import EsmConfig, EsmForMaskedLM
+
+    cfg = EsmConfig(
+        vocab_size=33,
+        mask_token_id=32,
+        pad_token_id=1,
+        hidden_size=640,
+        num_hidden_layers=30,
+        num_attention_heads=20,
+        intermediate_size=2560,
+        position_embedding_type="rotary",
+        max_position_embeddings=1026,
+        token_dropout=True,
+        emb_layer_norm_before=False,
+    )
+    ids = torch.randint(4, 24, (16, 512), device="cuda")
+    return _hf_train(
+        torch,
+        EsmForMaskedLM(cfg),
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        16,
+        {"model": "HF esm2_t30_150M (config)", "tokens": "16 x 512"},
+    )
+
+
+def patchtst_batch(batch: int) -> Built:
+    """HF PatchTST forecasting (7 channels, 512 past steps in patches of 16, 96 predicted; 3
+    layers of 128) trained on `batch` random windows, BF16 autocast, fused AdamW
+    (batch_sweep.py patchtst_batch)."""
+    torch = _torch()
+    from transformers import PatchTSTConfig, PatchTSTForPrediction
+
+    cfg = PatchTSTConfig(
+        num_input_channels=7,
+        context_length=512,
+        patch_length=16,
+        patch_stride=16,
+        prediction_length=96,
+        d_model=128,
+        num_attention_heads=16,
+        num_hidden_layers=3,
+        ffn_dim=256,
+        dropout=0.2,
+    )
+    past = torch.randn(batch, 512, 7, device="cuda")
+    future = torch.randn(batch, 96, 7, device="cuda")
+    return _hf_train(
+        torch,
+        PatchTSTForPrediction(cfg),
+        lambda m: m(past_values=past, future_values=future).loss,
+        batch,
+        {"model": "HF PatchTST (config: 3 x 128)", "windows": f"{batch} x 512 x 7"},
+    )
+
+
+def patchtst_healthy(variant: str) -> Built:
+    """patchtst_batch at 128 windows a step, a common setting for the ETT benchmarks."""
+    return patchtst_batch(128)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -4865,6 +5010,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         squeezebert_healthy,
         funnel_healthy,
         fcos_healthy,
+        qwen2_checkpointing_unneeded,
+        bert_trim_padding_sync,
+        swinv2_healthy,
+        esm_healthy,
+        patchtst_healthy,
     )
 }
 
