@@ -323,6 +323,37 @@ def test_sync_stall_names_anomaly_detection_where_the_engine_reads_each_node_for
         assert "anomaly" not in f.fix
 
 
+def _truth_test(tested: tuple[str, ...]) -> TraceBuilder:
+    """Steps that run the `tested` ops, then truth-test their result in Python (aten::is_nonzero
+    over item: the read blocks 20-402 while gemm_a runs 10-400); none where `tested` is empty,
+    the read then a plain .item()."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=720):
+        launch(b, t0, t0 + 10, 390, kernel="gemm_a")
+        for i, op in enumerate(tested):  # 11-13.4, before the test
+            b.cpu_op(op, t0 + 11 + 0.5 * i, 0.4)
+        if tested:
+            b.cpu_op("aten::is_nonzero", t0 + 14, 392)
+        b.cpu_op("aten::item", t0 + 15, 390)
+        b.cpu_op("aten::_local_scalar_dense", t0 + 16, 388)
+        b.runtime(SYNC_NAME, t0 + 20, 382)
+        launch(b, t0 + 710, t0 + 720, 200, kernel="gemm_b")
+    return b
+
+
+def test_sync_stall_lists_truth_tests_with_the_ops_that_computed_the_tested_value():
+    # transformers 5.x's packed-sequence check, as its ops appear before the test: the finding
+    # lists them, and the fix says a library may make such tests
+    packed = ("aten::diff", "aten::ne", "aten::cumsum", "aten::eq", "aten::all")
+    f = finding(diagnose_trace(_truth_test(packed)), "sync-stall")
+    assert f.evidence["truth_tests_per_step"] == 1.0
+    assert f.evidence["truth_tests"] == [{"ops_before_test": list(packed), "reads": 3}]
+    assert "truth tests" in f.fix and "transformers" in f.fix
+    plain = finding(diagnose_trace(_truth_test(())), "sync-stall")
+    assert plain.evidence["truth_tests_per_step"] == 0 and plain.evidence["truth_tests"] == []
+    assert "transformers" not in plain.fix
+
+
 def test_sync_stall_idle_is_not_also_host_bound():
     d = diagnosed("sync-stall", True)
     assert finding(d, "host-bound") is None and finding(d, "gpu-idle") is None
