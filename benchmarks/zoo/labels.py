@@ -2834,6 +2834,55 @@ HOLDOUT48: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion", "small_batch"))},
     ),
 )
+# Holdout 49 (2026-11-27, thirty-second session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - deberta_v3_fp32_precision: HF DeBERTa-v3 (base sizes) classifier trained in FP32 with default
+#   flags vs BF16 autocast. If BF16 measures >= 10% saving (the capture's sidecars), the bad run's
+#   diagnosis is precision, its predicted saving that finding's share; under 10% both runs are
+#   healthy.
+# - gpt2_cpu_offload_adam: HF GPT-2 with its optimizer offloaded by hand (gradients copied to
+#   host memory, AdamW on the CPU, weights copied back every step) vs fused AdamW on the GPU. If
+#   the GPU optimizer measures >= 10% saving, the bad run's diagnosis is memcpy or host_bound
+#   (whichever comes first), its predicted saving that finding's share; under 10% both runs are
+#   healthy.
+# - pvt_v2_healthy, mvit_video_healthy, gemma2_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm. The labels
+# below are the rules' outcome, set from the measurements before scoring (provisional until
+# then).
+HOLDOUT49: tuple[Scenario, ...] = (
+    Scenario(
+        "deberta_v3_fp32_precision",
+        "HF DeBERTa-v3 (base sizes) sequence classifier training, 16 x 512 tokens, fused AdamW: "
+        "FP32 with default flags vs BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "gpt2_cpu_offload_adam",
+        "HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast: AdamW offloaded by hand to "
+        "the CPU (gradients and weights copied every step) vs fused AdamW on the GPU",
+        {"bad": Run(_k("memcpy", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "pvt_v2_healthy",
+        "timm PVT-v2-B2 training, batch 64, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "mvit_video_healthy",
+        "torchvision MViT-v2-S video training, 4 clips of 16 x 224 x 224, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gemma2_healthy",
+        "HF Gemma 2 (config: 8 x 1024) causal-LM training, 8 x 1024 tokens, BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -2950,6 +2999,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT46
     + HOLDOUT47
     + HOLDOUT48
+    + HOLDOUT49
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

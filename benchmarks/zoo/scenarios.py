@@ -2820,6 +2820,12 @@ def caformer_healthy(variant: str) -> Built:
 def deberta_v3_healthy(variant: str) -> Built:
     """HF DeBERTa-v3 (base sizes: 12 x 768, relative position buckets, disentangled attention)
     sequence classifier trained on 16 x 512 tokens, BF16 autocast, fused AdamW."""
+    return _deberta_v3_train(bf16=True)
+
+
+def _deberta_v3_train(bf16: bool) -> Built:
+    """deberta_v3_healthy's model and batch, under BF16 autocast or (not bf16) in FP32 with
+    default flags."""
     torch = _torch()
     from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
 
@@ -2844,9 +2850,10 @@ def deberta_v3_healthy(variant: str) -> Built:
     opt = torch.optim.AdamW(model.parameters(), lr=2e-5, fused=True)
     ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
     labels = torch.randint(0, 2, (16,), device="cuda")
-    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=labels).loss)
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=labels).loss, bf16)
     config = {"model": "deberta-v3-base sizes (config)", "tokens": "16 x 512"}
-    return Built(step, 16, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+    autocast = "bf16" if bf16 else None
+    return Built(step, 16, {**config, "autocast": autocast, "optimizer": "AdamW(fused)"})
 
 
 # ---- holdout 26 ---------------------------------------------------------------------------------
@@ -4836,6 +4843,101 @@ def patchtst_healthy(variant: str) -> Built:
     return patchtst_batch(128)
 
 
+# ---- holdout 49: more models no rule was written against (labels fixed before capture) ---------
+
+
+def deberta_v3_fp32_precision(variant: str) -> Built:
+    """deberta_v3_healthy's classifier in FP32 with default flags (no autocast, FP32 matmuls)
+    (bad) vs BF16 autocast (fixed)."""
+    return _deberta_v3_train(bf16=variant == "fixed")
+
+
+def gpt2_cpu_offload_adam(variant: str) -> Built:
+    """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast. Bad: the optimizer offloaded by
+    hand, as a loop written to save GPU memory does: FP32 master weights in host memory, each
+    step the gradients copied to the host, AdamW (foreach) run on the CPU and the weights copied
+    back; fixed: fused AdamW on the GPU."""
+    model, cfg, torch = _gpt2()
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    params = list(model.parameters())
+    offload = variant == "bad"
+    if offload:
+        master = [p.detach().to("cpu").requires_grad_(True) for p in params]
+        cpu_opt = torch.optim.AdamW(master, lr=1e-4, foreach=True)
+
+        def opt_step():
+            for p, m in zip(params, master):
+                m.grad = p.grad.to("cpu")
+            cpu_opt.step()
+            with torch.no_grad():
+                for p, m in zip(params, master):
+                    p.copy_(m)
+
+    else:
+        gpu_opt = torch.optim.AdamW(params, lr=1e-4, fused=True)
+        opt_step = gpu_opt.step
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=ids).loss
+        for p in params:
+            p.grad = None
+        loss.backward()
+        opt_step()
+
+    how = "AdamW(foreach) on the CPU, weights copied each step" if offload else "AdamW(fused)"
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16", "optimizer": how}
+    return Built(step, 8, config)
+
+
+def pvt_v2_healthy(variant: str) -> Built:
+    """timm PVT-v2-B2 (pyramid vision transformer: attention over spatially reduced keys and
+    values, depthwise convolutions in its MLPs) training, batch 64, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "pvt_v2_b2", 64, fixed=True, fused_adamw=True)
+
+
+def mvit_video_healthy(variant: str) -> Built:
+    """torchvision MViT-v2-S video classifier (pooling attention over space and time) trained on
+    4 clips of 16 frames at 224 x 224, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.video.mvit_v2_s(weights=None).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(4, 3, 16, 224, 224, device="cuda")
+    y = torch.randint(0, 400, (4,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "torchvision mvit_v2_s", "clips": "4 x 16 x 224 x 224"}
+    return Built(step, 4, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def gemma2_healthy(variant: str) -> Built:
+    """HF Gemma 2 (config: 8 layers x 1024, 8 heads of 128, attention logit soft-capping,
+    sliding-window layers alternating with global ones, its 256,000-token vocabulary) causal-LM
+    training on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Gemma2Config, Gemma2ForCausalLM
+
+    cfg = Gemma2Config(
+        vocab_size=256000,
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=8,
+        num_attention_heads=8,
+        num_key_value_heads=8,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+        head_dim=128,
+        max_position_embeddings=2048,
+        sliding_window=512,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "gemma2 (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
+    model = Gemma2ForCausalLM(cfg)
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5015,6 +5117,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         swinv2_healthy,
         esm_healthy,
         patchtst_healthy,
+        deberta_v3_fp32_precision,
+        gpt2_cpu_offload_adam,
+        pvt_v2_healthy,
+        mvit_video_healthy,
+        gemma2_healthy,
     )
 }
 
