@@ -11,7 +11,6 @@ step, ms per sample, and the saving per sample against the first batch.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -42,21 +41,17 @@ def measure(name: str, batch: int) -> dict:
 
 
 def main() -> int:
+    from isolated import result_of
+
     if len(sys.argv) == 4 and sys.argv[1] == "--one":
         print("RESULT " + json.dumps(measure(sys.argv[2], int(sys.argv[3]))), flush=True)
         return 0
     name, batches = sys.argv[1], [int(b) for b in sys.argv[2:]]
     rows = []
     for b in batches:
-        proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, str(b)], capture_output=True, text=True
-        )
-        line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
-        if line is None:
-            print(f"{name} batch {b}: failed\n{proc.stderr[-2000:]}", file=sys.stderr)
-            continue
-        rows.append(json.loads(line[7:]))
-        print(line[7:], flush=True)
+        row = result_of(__file__, [name, str(b)], f"{name} batch {b}")
+        if row is not None:
+            rows.append(row)
     if rows:
         base = rows[0]["ms_per_sample"]
         print(f"\n{'batch':>6} {'step ms':>9} {'ms/sample':>10} {'saving/sample':>14}")

@@ -20,7 +20,6 @@ attention left eager (what fusion's fix says to do where compiled attention runs
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,6 +73,7 @@ def measure(name: str, variant: str, how: str) -> dict:
 
 def main() -> int:
     import labels
+    from isolated import result_of
 
     if len(sys.argv) == 5 and sys.argv[1] == "--one":
         row = measure(sys.argv[2], sys.argv[3], sys.argv[4])
@@ -86,19 +86,9 @@ def main() -> int:
     for arg in args:
         name, _, variant = arg.partition(":")
         variant = variant or next(iter(labels.BY_NAME[name].runs))
-        proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, variant, how],
-            capture_output=True,
-            text=True,
-            timeout=400,
-        )
-        lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
-        if not lines:
-            print(f"--- {arg} failed:\n{proc.stderr[-2000:]}", flush=True)
-            continue
-        row = json.loads(lines[-1][len("RESULT ") :])
-        print(json.dumps(row), flush=True)
-        rows.append(row)
+        row = result_of(__file__, [name, variant, how], arg, timeout=400)
+        if row is not None:
+            rows.append(row)
     print(f"\n{'run':<36}{'eager ms':>10}{'compiled ms':>13}{'saving':>8}{'compile s':>11}")
     for r in rows:
         print(

@@ -21,7 +21,6 @@ kernels.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -82,6 +81,7 @@ def measure(name: str, variant: str) -> dict:
 
 def main() -> int:
     import labels
+    from isolated import result_of
 
     if len(sys.argv) == 4 and sys.argv[1] == "--one":
         print("RESULT " + json.dumps(measure(sys.argv[2], sys.argv[3])), flush=True)
@@ -90,19 +90,9 @@ def main() -> int:
     for arg in sys.argv[1:]:
         name, _, variant = arg.partition(":")
         variant = variant or next(iter(labels.BY_NAME[name].runs))
-        proc = subprocess.run(
-            [sys.executable, __file__, "--one", name, variant],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        lines = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
-        if not lines:
-            print(f"--- {arg} failed:\n{proc.stderr[-2000:]}", flush=True)
-            continue
-        row = json.loads(lines[-1][len("RESULT ") :])
-        print(json.dumps(row), flush=True)
-        rows.append(row)
+        row = result_of(__file__, [name, variant], arg, timeout=300)
+        if row is not None:
+            rows.append(row)
     print(f"\n{'run':<40}{'as built ms':>16}{'patched ms':>12}{'saving':>8}")
     for r in rows:
         built = "/".join(f"{x:.2f}" for x in r["as_built_ms"])
