@@ -4006,10 +4006,17 @@ def gemma_healthy(variant: str) -> Built:
     """HF Gemma (config: 8 layers x 1024, GeGLU 4096, 8 heads of 128, its 256,000-token
     vocabulary, tied embeddings) causal-LM training on 8 x 1024 tokens, BF16 autocast, fused
     AdamW, SDPA."""
-    torch = _torch()
     from transformers import GemmaConfig, GemmaForCausalLM
 
-    cfg = GemmaConfig(
+    return _gemma_train(GemmaConfig, GemmaForCausalLM, "gemma")
+
+
+def _gemma_train(config_cls, model_cls, name: str, **extra) -> Built:
+    """A Gemma-family causal LM (config: 8 layers x 1024, GeGLU 4096, 8 heads of 128, the
+    256,000-token vocabulary; `extra` config fields beside) trained on 8 x 1024 tokens, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    cfg = config_cls(
         vocab_size=256000,
         hidden_size=1024,
         intermediate_size=4096,
@@ -4018,10 +4025,11 @@ def gemma_healthy(variant: str) -> Built:
         num_key_value_heads=8,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
         head_dim=128,
         max_position_embeddings=2048,
+        **extra,
     )
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": "gemma (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
-    model = GemmaForCausalLM(cfg)
+    config = {"model": f"{name} (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
+    model = model_cls(cfg)
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
@@ -4918,24 +4926,9 @@ def gemma2_healthy(variant: str) -> Built:
     """HF Gemma 2 (config: 8 layers x 1024, 8 heads of 128, attention logit soft-capping,
     sliding-window layers alternating with global ones, its 256,000-token vocabulary) causal-LM
     training on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
-    torch = _torch()
     from transformers import Gemma2Config, Gemma2ForCausalLM
 
-    cfg = Gemma2Config(
-        vocab_size=256000,
-        hidden_size=1024,
-        intermediate_size=4096,
-        num_hidden_layers=8,
-        num_attention_heads=8,
-        num_key_value_heads=8,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
-        head_dim=128,
-        max_position_embeddings=2048,
-        sliding_window=512,
-    )
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": "gemma2 (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
-    model = Gemma2ForCausalLM(cfg)
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+    return _gemma_train(Gemma2Config, Gemma2ForCausalLM, "gemma2", sliding_window=512)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
