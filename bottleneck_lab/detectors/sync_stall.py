@@ -90,11 +90,16 @@ def _truth_tests(frame: TraceFrame, sync_ops: np.ndarray, before: int = 5) -> li
     if not len(tested):
         return []
     ops = frame.cpu_ops
-    ts, tid = ops["ts"].to_numpy(), ops["tid"].to_numpy()
+    tid = ops["tid"].to_numpy()
+    # ops in (thread, parent, time) order: a test's preceding siblings are the entries just
+    # before it of its own thread and parent (one sort, however many tests a step makes)
+    order = np.lexsort((ops["ts"].to_numpy(), parent, tid))
+    at = np.empty(len(order), dtype=np.int64)
+    at[order] = np.arange(len(order))
     groups: dict[tuple[str, ...], int] = {}
     for row in tested:
-        sib = np.flatnonzero((parent == parent[row]) & (tid == tid[row]) & (ts < ts[row]))
-        last = sib[np.argsort(ts[sib], kind="stable")[-before:]]
+        window = order[max(at[row] - before, 0) : at[row]]
+        last = window[(tid[window] == tid[row]) & (parent[window] == parent[row])]
         key = tuple(str(n) for n in names[last])
         groups[key] = groups.get(key, 0) + 1
     ranked = sorted(groups.items(), key=lambda kv: -kv[1])
