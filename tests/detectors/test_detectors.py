@@ -547,6 +547,34 @@ def round_trip(
     return load(b)
 
 
+def _optimizer_after_pageable_copies(optimizer_on_gpu: bool) -> TraceBuilder:
+    """Steps that copy 2 MiB from pageable memory (5-405, blocking), run a 300 µs kernel, then
+    an Optimizer.step span (450-550) doing tensor work on the host: aten::add_ (455-505) that
+    launches nothing, or, `optimizer_on_gpu`, a fused kernel besides."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=600):
+        ext = b.cpu_op("aten::copy_", t0 + 1, 404)
+        corr = b.runtime("cudaMemcpy", t0 + 2, 403, external_id=ext)
+        b.memcpy(t0 + 5, 400, correlation=corr, external_id=ext, nbytes=2 << 20)
+        launch(b, t0 + 406, t0 + 410, 300, kernel="gemm_a")
+        b.annotation("Optimizer.step#AdamW.step", t0 + 450, 100)
+        b.cpu_op("aten::add_", t0 + 455, 50)
+        if optimizer_on_gpu:
+            launch(b, t0 + 510, t0 + 715, 20, name="aten::_fused_adamw_")
+    return b
+
+
+def test_memcpy_says_where_the_optimizer_runs_on_the_cpu():
+    # an optimizer on the CPU makes these copies (its gradients down, its weights up): running
+    # it on the GPU removes both, which pinning does not say
+    cpu = finding(diagnose_trace(_optimizer_after_pageable_copies(False)), "memcpy")
+    assert cpu.evidence["cpu_optimizer_us_per_step"] == 100.0
+    assert cpu.fix.startswith("The optimizer runs on the CPU: Optimizer.step took 0.1 ms")
+    gpu = finding(diagnose_trace(_optimizer_after_pageable_copies(True)), "memcpy")
+    assert gpu.evidence["cpu_optimizer_us_per_step"] == 0.0
+    assert "optimizer" not in gpu.fix
+
+
 def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     from checks import assert_idle_partitioned, assert_no_idle_counted_twice
 

@@ -450,6 +450,21 @@ def test_sync_stall_names_a_library_s_truth_tests_by_the_ops_before_them(run, te
 
 
 @pytest.mark.parametrize(
+    ("run", "cpu_optimizer"),
+    [("gpt2_cpu_offload_adam/bad", True), ("resnet50_state_dict_to_cpu/bad", False)],
+)
+def test_memcpy_names_an_optimizer_offloaded_to_the_cpu(run, cpu_optimizer):
+    # holdout 49: AdamW run on the CPU with the gradients and weights copied every step (the GPU
+    # optimizer measured 85.6% faster); the state_dict copy (holdout 42) has a fused optimizer
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (copies,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "memcpy"]
+    assert (copies.evidence["cpu_optimizer_us_per_step"] > 50_000) is cpu_optimizer
+    assert copies.fix.startswith("The optimizer runs on the CPU") is cpu_optimizer
+
+
+@pytest.mark.parametrize(
     ("run", "in_compiled_code"),
     [("vit_compiled_item_hook/bad", 24), ("vit_activation_monitor/bad", 0)],
 )

@@ -201,7 +201,8 @@ SAVING_OFF = {
     "gpt2_cpu_offload_adam": "holdout 49: moving a hand-offloaded AdamW back to the GPU measured "
     "85.6% (375.01 -> 53.85 ms); the top finding, memcpy high, prices the 296 blocking pageable "
     "copies a step at 54.6%, and the CPU optimizer's time between them went to sync_stall "
-    "(22.6%): no one finding says the optimizer runs on the CPU",
+    "(22.6%): memcpy's fix says the optimizer runs on the CPU, but no estimate prices the "
+    "copies and the optimizer's host time as one fix",
     "gpt2_all_ones_mask": "holdout 47: dropping GPT-2's all-ones attention_mask measured 5.6%; "
     "its rule holds the pair to the bad run's first finding, fusion high 46.5%, which is what "
     "fusing the whole step promises (torch.compile(model) measured 52.7%), not the mask's cost",
