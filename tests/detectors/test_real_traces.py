@@ -403,10 +403,7 @@ def test_a_loader_that_served_its_first_step_from_its_buffer_keeps_the_idle_acco
 def test_sync_stall_names_anomaly_detection_only_where_it_was_on(run, named):
     # ResNet-50 with set_detect_anomaly(True): 411 engine NaN reads a step (turning it off
     # measured 103.89 -> 19.97 ms); GPT-2 reading its loss with .item() each step has none
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    findings = diagnose(load_trace(path)).findings
+    findings = _zoo(run).findings
     (sync,) = [f for f in findings if f.kind == "sync_stall"]
     assert (sync.evidence["anomaly_detection_reads_per_step"] > 0) is named
     assert ("set_detect_anomaly(True)" in sync.fix) is named
@@ -437,10 +434,7 @@ def test_sync_stall_names_anomaly_detection_only_where_it_was_on(run, named):
 def test_sync_stall_names_a_library_s_truth_tests_by_the_ops_before_them(run, tested):
     # holdout 48: the fix's host reads measured 2.9% (Qwen2) and 13.4% (BERT) of the step
     # (benchmarks/zoo/hf_check_cost.py); no line of the user's code shows them
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    (sync,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "sync_stall"]
+    (sync,) = [f for f in _zoo(run).findings if f.kind == "sync_stall"]
     tests = sync.evidence["truth_tests"]
     if tested is None:
         assert tests == [] and "transformers" not in sync.fix
@@ -456,10 +450,7 @@ def test_sync_stall_names_a_library_s_truth_tests_by_the_ops_before_them(run, te
 def test_memcpy_names_an_optimizer_offloaded_to_the_cpu(run, cpu_optimizer):
     # holdout 49: AdamW run on the CPU with the gradients and weights copied every step (the GPU
     # optimizer measured 85.6% faster); the state_dict copy (holdout 42) has a fused optimizer
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    (copies,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "memcpy"]
+    (copies,) = [f for f in _zoo(run).findings if f.kind == "memcpy"]
     assert (copies.evidence["cpu_optimizer_us_per_step"] > 50_000) is cpu_optimizer
     assert copies.fix.startswith("The optimizer runs on the CPU") is cpu_optimizer
 
@@ -471,10 +462,7 @@ def test_memcpy_names_an_optimizer_offloaded_to_the_cpu(run, cpu_optimizer):
 def test_sync_stall_names_graph_breaks_where_the_reads_run_in_compiled_code(run, in_compiled_code):
     # the same per-block .item() hook on ViT-S/16, under torch.compile (holdout 33: 12 reads, two
     # sync calls each, every one inside a Torch-Compiled Region) and eager (holdout 18)
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    (sync,) = [f for f in diagnose(load_trace(path)).findings if f.kind == "sync_stall"]
+    (sync,) = [f for f in _zoo(run).findings if f.kind == "sync_stall"]
     assert sync.evidence["sync_calls_in_compiled_code_per_step"] == in_compiled_code
     assert ("breaks the graph" in sync.fix) is bool(in_compiled_code)
 
@@ -531,7 +519,4 @@ def test_an_eager_expert_loop_is_the_diagnosis_and_grouped_gemms_clear_it(name):
     ],
 )
 def test_no_expert_loop_where_no_weight_loops_over_groups(run):
-    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent")
-    assert not [f for f in diagnose(load_trace(path)).findings if f.code == "expert-loop"]
+    assert not [f for f in _zoo(run).findings if f.code == "expert-loop"]
