@@ -2900,6 +2900,67 @@ HOLDOUT49: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 50 (2026-11-27, thirty-third session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - unet_fp32_precision: a hand-written diffusion UNet (GroupNorm + SiLU residual blocks,
+#   attention at 16 x 16) trained in FP32 with default flags, NCHW, vs BF16 autocast +
+#   channels_last. If the fix measures >= 10% saving (the capture's sidecars), the bad run's
+#   diagnosis is precision, its predicted saving that finding's share; under 10% both runs are
+#   healthy.
+# - qwen2_fp32_lm_head: HF Qwen2 (151,936-token vocabulary) under BF16 autocast but with its LM
+#   head run outside autocast in FP32, vs the head under autocast. The same rule, precision.
+# - mpnet_loop_adamw_clip: HF MPNet masked-LM training with AdamW(foreach=False) and
+#   clip_grad_norm_(foreach=False) vs fused AdamW and the default clip. If the fix measures >=
+#   10% saving, the bad run's diagnosis is launch_overhead or host_bound (whichever comes
+#   first), its predicted saving that finding's share; under 10% both runs are healthy.
+# - xcit_healthy, olmo2_healthy, modernbert_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture; on qwen2_fp32_lm_head the decoder without its head, which the step calls apart)
+# allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x as large
+# >= 10% less time per sample. Any other finding >= medium is a false alarm. Provisional labels
+# below, to be set from the measurements before scoring.
+HOLDOUT50: tuple[Scenario, ...] = (
+    Scenario(
+        "unet_fp32_precision",
+        "hand-written diffusion UNet (128-256-512 channels, GroupNorm + SiLU, attention at 16 x "
+        "16) trained on 32 noised 64 x 64 images, fused AdamW: FP32 with default flags, NCHW, vs "
+        "BF16 autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "qwen2_fp32_lm_head",
+        "HF Qwen2 (config: 8 x 1024, 151,936-token vocabulary) causal-LM training, 8 x 1024 "
+        "tokens, BF16 autocast, fused AdamW: the LM head run outside autocast in FP32 vs under it",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "mpnet_loop_adamw_clip",
+        "HF MPNet (base sizes) masked-LM training, 32 x 128 tokens, BF16 autocast, gradients "
+        "clipped: AdamW(foreach=False) and clip_grad_norm_(foreach=False) vs fused AdamW and "
+        "the default clip",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "xcit_healthy",
+        "timm XCiT-S12/16 training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "olmo2_healthy",
+        "HF OLMo 2 (config: 8 x 1024) causal-LM training, 8 x 1024 tokens, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "modernbert_healthy",
+        "HF ModernBERT (config: 12 x 768, local attention 128, a global layer every third) "
+        "masked-LM training, 16 x 512 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3017,6 +3078,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT47
     + HOLDOUT48
     + HOLDOUT49
+    + HOLDOUT50
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4931,6 +4931,216 @@ def gemma2_healthy(variant: str) -> Built:
     return _gemma_train(Gemma2Config, Gemma2ForCausalLM, "gemma2", sliding_window=512)
 
 
+# ---- holdout 50: more models no rule was written against (labels fixed before capture) ---------
+
+
+def _unet(torch):
+    """A diffusion-style UNet written by hand (the machine has no diffusers): residual blocks of
+    GroupNorm(32) + SiLU + 3x3 convolution with the timestep's embedding added, 128-256-512
+    channels over 64 -> 32 -> 16 pixels, self-attention (SDPA, 8 heads) at 16 x 16, skips."""
+    nn = torch.nn
+    F = nn.functional
+
+    class ResBlock(nn.Module):
+        def __init__(self, cin: int, cout: int, tdim: int):
+            super().__init__()
+            self.n1, self.c1 = nn.GroupNorm(32, cin), nn.Conv2d(cin, cout, 3, padding=1)
+            self.t = nn.Linear(tdim, cout)
+            self.n2, self.c2 = nn.GroupNorm(32, cout), nn.Conv2d(cout, cout, 3, padding=1)
+            self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+        def forward(self, x, temb):
+            h = self.c1(F.silu(self.n1(x))) + self.t(F.silu(temb))[:, :, None, None]
+            return self.c2(F.silu(self.n2(h))) + self.skip(x)
+
+    class Attention(nn.Module):
+        def __init__(self, c: int, heads: int = 8):
+            super().__init__()
+            self.heads, self.norm = heads, nn.GroupNorm(32, c)
+            self.qkv, self.out = nn.Conv2d(c, 3 * c, 1), nn.Conv2d(c, c, 1)
+
+        def forward(self, x):
+            b, c, h, w = x.shape
+            qkv = self.qkv(self.norm(x)).reshape(b, 3, self.heads, c // self.heads, h * w)
+            q, k, v = qkv.transpose(-1, -2).unbind(1)
+            o = F.scaled_dot_product_attention(q, k, v).transpose(-1, -2)
+            return x + self.out(o.reshape(b, c, h, w))
+
+    class UNet(nn.Module):
+        def __init__(self, chans=(128, 256, 512), tdim: int = 512):
+            super().__init__()
+            self.base = chans[0]
+            self.temb = nn.Sequential(nn.Linear(chans[0], tdim), nn.SiLU(), nn.Linear(tdim, tdim))
+            self.inp = nn.Conv2d(3, chans[0], 3, padding=1)
+            self.down, self.up = nn.ModuleList(), nn.ModuleList()
+            c = chans[0]
+            for co in chans:
+                self.down.append(nn.ModuleList([ResBlock(c, co, tdim), ResBlock(co, co, tdim)]))
+                c = co
+            self.pools = nn.ModuleList(
+                nn.Conv2d(co, co, 3, stride=2, padding=1) for co in chans[:-1]
+            )
+            self.mid1, self.attn, self.mid2 = (
+                ResBlock(c, c, tdim),
+                Attention(c),
+                ResBlock(c, c, tdim),
+            )
+            for co in reversed(chans):
+                self.up.append(nn.ModuleList([ResBlock(c + co, co, tdim), ResBlock(co, co, tdim)]))
+                c = co
+            self.out = nn.Sequential(nn.GroupNorm(32, c), nn.SiLU(), nn.Conv2d(c, 3, 3, padding=1))
+
+        def forward(self, x, t):
+            half = self.base // 2
+            freqs = torch.exp(-9.21 * torch.arange(half, device=x.device) / half)  # log(1e4)
+            angles = t[:, None].float() * freqs[None]
+            temb = self.temb(torch.cat([angles.cos(), angles.sin()], dim=1))
+            h, skips = self.inp(x), []
+            for i, blocks in enumerate(self.down):
+                for block in blocks:
+                    h = block(h, temb)
+                skips.append(h)
+                if i < len(self.pools):
+                    h = self.pools[i](h)
+            h = self.mid2(self.attn(self.mid1(h, temb)), temb)
+            for i, blocks in enumerate(self.up):
+                h = blocks[0](torch.cat([h, skips.pop()], dim=1), temb)
+                h = blocks[1](h, temb)
+                if i < len(self.up) - 1:
+                    h = F.interpolate(h, scale_factor=2.0, mode="nearest")
+            return self.out(h)
+
+    return UNet()
+
+
+def unet_fp32_precision(variant: str) -> Built:
+    """The hand-written diffusion UNet (_unet) trained to predict the noise added to 64 x 64
+    images at a random timestep, batch 32, fused AdamW: FP32 with default flags, NCHW (bad) vs
+    BF16 autocast + channels_last (fixed)."""
+    torch = _torch()
+    fixed = variant == "fixed"
+    fmt = torch.channels_last if fixed else torch.contiguous_format
+    model = _unet(torch).cuda().to(memory_format=fmt)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    alphas = torch.cumprod(1 - torch.linspace(1e-4, 0.02, 1000, device="cuda"), 0)
+    images = torch.randn(32, 3, 64, 64, device="cuda").to(memory_format=fmt)
+    run = _as_run(torch, model)
+
+    def loss_of():
+        t = torch.randint(0, 1000, (32,), device="cuda")
+        noise = torch.randn_like(images)
+        a = alphas[t][:, None, None, None]
+        noisy = a.sqrt() * images + (1 - a).sqrt() * noise
+        return torch.nn.functional.mse_loss(run(noisy, t).float(), noise)
+
+    step = _train_step(torch, opt, loss_of, bf16=fixed)
+    config = {"model": "hand-written diffusion UNet 128-256-512, attention at 16x16"}
+    config |= {"images": "32 x 3 x 64 x 64", "autocast": "bf16" if fixed else None}
+    return Built(step, 32, {**config, "channels_last": fixed, "optimizer": "AdamW(fused)"})
+
+
+def qwen2_fp32_lm_head(variant: str) -> Built:
+    """HF Qwen2 (config: 8 layers x 1024, its 151,936-token vocabulary, untied head) trained on
+    8 x 1024 tokens, BF16 autocast, fused AdamW, the loss on FP32 logits. Bad: the LM head run
+    outside autocast on FP32 hidden states (logits "in full precision for stability"); fixed:
+    the head under autocast like the rest, its logits cast to FP32 for the loss."""
+    torch = _torch()
+    F = torch.nn.functional
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    cfg = Qwen2Config(**{**DECODER_8X1024, "vocab_size": 151936}, tie_word_embeddings=False)
+    model = Qwen2ForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    body = _as_run(torch, model.model)
+    fp32_head = variant != "fixed"
+
+    def loss_of():
+        hidden = body(input_ids=ids).last_hidden_state
+        with torch.autocast("cuda", enabled=not fp32_head):
+            logits = model.lm_head(hidden.float() if fp32_head else hidden)
+        return F.cross_entropy(logits[:, :-1].float().flatten(0, 1), ids[:, 1:].flatten())
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "qwen2 8x1024 (config), vocabulary 151,936", "tokens": "8 x 1024"}
+    config["lm_head"] = "fp32, outside autocast" if fp32_head else "bf16 autocast"
+    return Built(step, 8, {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"})
+
+
+def mpnet_loop_adamw_clip(variant: str) -> Built:
+    """HF MPNet (base sizes: 12 x 768, relative position buckets) masked-LM training on 32 x 128
+    tokens, BF16 autocast, gradients clipped to norm 1.0. Bad: AdamW(foreach=False) and
+    clip_grad_norm_(foreach=False), a loop over the ~200 parameters each; fixed: AdamW(fused=True)
+    and clip_grad_norm_'s default (foreach)."""
+    torch = _torch()
+    from transformers import MPNetConfig, MPNetForMaskedLM
+
+    model = MPNetForMaskedLM(MPNetConfig()).cuda()
+    loop = variant != "fixed"
+    opt = (
+        torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=False)
+        if loop
+        else torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    )
+    ids = torch.randint(0, model.config.vocab_size, (32, 128), device="cuda")
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=False if loop else None)
+        opt.step()
+
+    config = {"model": "mpnet-base sizes (config)", "tokens": "32 x 128", "autocast": "bf16"}
+    config["optimizer"] = "AdamW(foreach=False)" if loop else "AdamW(fused)"
+    config["clip_grad_norm"] = "foreach=False" if loop else "default (foreach)"
+    return Built(step, 32, config)
+
+
+def xcit_healthy(variant: str) -> Built:
+    """timm XCiT-S12/16 (cross-covariance attention over channels, local patch interaction
+    convolutions, class-attention layers) trained on 224 x 224 images, batch 128, BF16 autocast,
+    fused AdamW."""
+    return _timm(_torch(), "xcit_small_12_p16_224", 128, fixed=True, fused_adamw=True)
+
+
+def olmo2_healthy(variant: str) -> Built:
+    """HF OLMo 2 (config: 8 layers x 1024, RMSNorm after each sublayer, RMSNorm on queries and
+    keys) causal-LM training on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Olmo2Config, Olmo2ForCausalLM
+
+    cfg = Olmo2Config(**{**DECODER_8X1024, "vocab_size": 100352})
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "olmo2 8x1024 (config), vocabulary 100,352", "tokens": "8 x 1024"}
+    model = Olmo2ForCausalLM(cfg)
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
+def modernbert_healthy(variant: str) -> Built:
+    """HF ModernBERT (config: 12 layers x 768, GeGLU 1152, local attention over 128 tokens with
+    a global layer every third, rotary embeddings) masked-LM training on 16 x 512 tokens, BF16
+    autocast, fused AdamW, SDPA attention."""
+    torch = _torch()
+    from transformers import ModernBertConfig, ModernBertForMaskedLM
+
+    cfg = ModernBertConfig(
+        hidden_size=768,
+        intermediate_size=1152,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        global_attn_every_n_layers=3,
+        local_attention=128,
+        reference_compile=False,  # transformers 4.x compiled its MLPs by itself unless told not to
+    )
+    model = ModernBertForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    config = {"model": "modernbert 12x768 (config)", "tokens": "16 x 512", "attention": "sdpa"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5115,6 +5325,12 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         pvt_v2_healthy,
         mvit_video_healthy,
         gemma2_healthy,
+        unet_fp32_precision,
+        qwen2_fp32_lm_head,
+        mpnet_loop_adamw_clip,
+        xcit_healthy,
+        olmo2_healthy,
+        modernbert_healthy,
     )
 }
 
