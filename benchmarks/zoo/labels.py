@@ -2983,6 +2983,40 @@ HOLDOUT50: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 51 (2026-11-27, thirty-third session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - convnext_save_on_cpu: torchvision ConvNeXt-T (BF16, channels_last) trained with its forward
+#   under torch.autograd.graph.save_on_cpu() (pageable host memory) though GPU memory is
+#   plentiful, vs activations kept on the GPU. If the fix measures >= 10% saving (the capture's
+#   sidecars), the bad run's diagnosis is memcpy, its predicted saving that finding's share;
+#   under 10% both runs are healthy.
+# - hiera_healthy, gptj_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm.
+# Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT51: tuple[Scenario, ...] = (
+    Scenario(
+        "convnext_save_on_cpu",
+        "torchvision ConvNeXt-T training, batch 32, BF16 autocast + channels_last, fused AdamW: "
+        "the forward under torch.autograd.graph.save_on_cpu() (pageable) vs activations on the "
+        "GPU",
+        {"bad": Run(_k("memcpy")), "fixed": HEALTHY},
+        fix_kind="memcpy",
+    ),
+    Scenario(
+        "hiera_healthy",
+        "timm Hiera-S training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "gptj_healthy",
+        "HF GPT-J (config: 8 x 1024) causal-LM training, 8 x 1024 tokens, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3101,6 +3135,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT48
     + HOLDOUT49
     + HOLDOUT50
+    + HOLDOUT51
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

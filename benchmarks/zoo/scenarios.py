@@ -5141,6 +5141,58 @@ def modernbert_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config)
 
 
+# ---- holdout 51: more models no rule was written against (labels fixed before capture) ---------
+
+
+def convnext_save_on_cpu(variant: str) -> Built:
+    """torchvision ConvNeXt-T trained on 32 images of 224 x 224, BF16 autocast + channels_last,
+    fused AdamW, with plenty of GPU memory to spare. Bad: the forward under
+    torch.autograd.graph.save_on_cpu() (its default: pageable host memory), which copies every
+    saved activation to the host and back for the backward, as a loop written to save memory
+    does; fixed: activations kept on the GPU."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.convnext_tiny(weights=None).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(32, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (32,), device="cuda")
+    run = _as_run(torch, model)
+    offload = variant != "fixed"
+
+    def loss_of():
+        if not offload:
+            return torch.nn.functional.cross_entropy(run(x), y)
+        with torch.autograd.graph.save_on_cpu():
+            return torch.nn.functional.cross_entropy(run(x), y)
+
+    step = _train_step(torch, opt, loss_of)
+    config = {"model": "torchvision convnext_tiny", "autocast": "bf16", "channels_last": True}
+    config["saved_activations"] = "save_on_cpu() (pageable)" if offload else "on the GPU"
+    return Built(step, 32, {**config, "optimizer": "AdamW(fused)"})
+
+
+def hiera_healthy(variant: str) -> Built:
+    """timm Hiera-S (hierarchical ViT: mask-unit attention in its first stages, pooled queries
+    between stages) trained on 224 x 224 images, batch 128, BF16 autocast, fused AdamW."""
+    return _timm(_torch(), "hiera_small_224", 128, fixed=True, fused_adamw=True)
+
+
+def gptj_healthy(variant: str) -> Built:
+    """HF GPT-J (config: 8 layers x 1024, 16 heads, rotary embeddings on 64 dimensions of each
+    head, attention and MLP in parallel off one LayerNorm) causal-LM training on 8 x 1024 tokens,
+    BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import GPTJConfig, GPTJForCausalLM
+
+    cfg = GPTJConfig(n_embd=1024, n_layer=8, n_head=16, rotary_dim=64, n_positions=2048)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "gpt-j 8x1024 (config)", "tokens": "8 x 1024"}
+    model = GPTJForCausalLM(cfg)
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5331,6 +5383,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         xcit_healthy,
         olmo2_healthy,
         modernbert_healthy,
+        convnext_save_on_cpu,
+        hiera_healthy,
+        gptj_healthy,
     )
 }
 
