@@ -575,6 +575,53 @@ def test_memcpy_says_where_the_optimizer_runs_on_the_cpu():
     assert "optimizer" not in gpu.fix
 
 
+def _saved_tensors_on_the_host(peak_bytes: int) -> TraceBuilder:
+    """Each step (2000 µs, host 1000): a convolution (autograd sequence number 7) whose saved
+    input goes to pageable host memory (aten::to -> _to_copy -> copy_, a blocking 300 µs copy of
+    8 MiB down), its 100 µs kernel, then on the backward thread ConvolutionBackward0 bringing the
+    tensor back (a blocking 300 µs copy up) before its 100 µs kernel; `peak_bytes` allocated at
+    the first step's start (an A100 80GB: 85 GB of memory)."""
+    b = TraceBuilder()
+    b.memory(1.0, peak_bytes, total_allocated=peak_bytes, total_reserved=peak_bytes)
+    for i, t0 in enumerate((0.0, 2000.0, 4000.0)):
+        b.step(i + 1, t0, 1000)
+        b.cpu_op("aten::convolution", t0 + 10, 400, args={"Sequence number": 7})
+        launch(b, t0 + 15, t0 + 20, 100, name="aten::cudnn_convolution", kernel="conv")
+        b.cpu_op("aten::to", t0 + 30, 370)
+        b.cpu_op("aten::_to_copy", t0 + 31, 368)
+        down = b.cpu_op("aten::copy_", t0 + 32, 366)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 33, 365, external_id=down)
+        b.memcpy(t0 + 130, 300, correlation=corr, external_id=down, direction="DtoH",
+                 src="Device", dst="Pageable", nbytes=8 << 20)  # fmt: skip
+        node = "autograd::engine::evaluate_function: ConvolutionBackward0"
+        b.cpu_op(node, t0 + 500, 450, tid=2)
+        b.cpu_op("ConvolutionBackward0", t0 + 501, 448, tid=2)
+        b.cpu_op("aten::to", t0 + 505, 340, tid=2)
+        up = b.cpu_op("aten::copy_", t0 + 506, 338, tid=2)
+        corr = b.runtime("cudaMemcpyAsync", t0 + 507, 336, tid=2, external_id=up)
+        b.memcpy(t0 + 510, 300, correlation=corr, external_id=up, nbytes=8 << 20)
+        launch(b, t0 + 850, t0 + 855, 100, name="aten::convolution_backward", kernel="dgrad")
+    return b
+
+
+def test_memcpy_names_saved_tensors_moved_to_the_host_and_back():
+    # save_on_cpu: the copy down runs inside the op that saves the tensor, the copy up inside
+    # the backward node that reads it; with memory to spare, keeping them on the GPU removes
+    # both copies and the host's wait in them, more than pinning them would
+    roomy = finding(diagnose_trace(_saved_tensors_on_the_host(1 << 30)), "memcpy")
+    ev = roomy.evidence
+    assert ev["saved_tensor_copies_per_step"] == 2.0
+    assert ev["saved_tensor_bytes_to_host_per_step"] == 8 << 20
+    assert ev["saved_tensors_fit_on_gpu"] is True
+    assert roomy.title.startswith("Autograd's saved tensors go to the host and back")
+    assert "drop the offloading" in roomy.fix and "pin_memory=True" in roomy.fix
+    # near capacity, the promise is pinning's: each copy at 45 GB/s instead of its 300 µs
+    full = finding(diagnose_trace(_saved_tensors_on_the_host(84 << 30)), "memcpy")
+    assert full.evidence["saved_tensors_fit_on_gpu"] is False
+    assert "drop the offloading" not in full.fix
+    assert full.time_lost_us_per_step < roomy.time_lost_us_per_step
+
+
 def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     from checks import assert_idle_partitioned, assert_no_idle_counted_twice
 
@@ -586,6 +633,7 @@ def test_memcpy_finds_a_tensor_that_goes_to_the_host_and_back():
     assert top.severity == "high" and "goes to the host and back" in top.title
     ev = top.evidence
     assert ev["round_trips_per_step"] == 1.0 and ev["round_trip_copy_us_per_step"] == 300.0
+    assert ev["saved_tensor_copies_per_step"] == 0.0  # the user's .cpu(), not autograd's
     trip = ev["round_trips"][0]
     assert (trip["down_us"], trip["host_us"], trip["up_us"]) == (200.0, 315.0, 100.0)
     # the copies and the host's wait between them go whole, none of it left to sync-stall
