@@ -73,6 +73,21 @@ def _train_step(
     return step
 
 
+def _clipped_step(torch, model, opt, loss_of: Callable[[], Any], **clip) -> Callable[[], None]:
+    """_train_step's step (BF16 autocast) with the gradients clipped to norm 1.0 between the
+    backward and the optimizer step (clip: clip_grad_norm_'s keyword arguments)."""
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = loss_of()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, **clip)
+        opt.step()
+
+    return step
+
+
 def _loss_logger(torch, read: bool) -> Callable[[Any], None]:
     """What a loop does with each step's loss: read it with loss.item() into a list (read: the
     read waits for the step's GPU work, so the next step starts from an empty queue) or sum it on
@@ -1363,14 +1378,8 @@ def gpt2_clip_sync(variant: str) -> Built:
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
     check = variant == "bad"
     run = _as_run(torch, model)
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = run(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, error_if_nonfinite=check)
-        opt.step()
+    step = _clipped_step(torch, model, opt, lambda: run(input_ids=ids, labels=ids).loss,
+                         error_if_nonfinite=check)  # fmt: skip
 
     config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
     return Built(step, 8, {**config, "optimizer": "AdamW(fused)", "error_if_nonfinite": check})
@@ -5084,14 +5093,8 @@ def mpnet_loop_adamw_clip(variant: str) -> Built:
     )
     ids = torch.randint(0, model.config.vocab_size, (32, 128), device="cuda")
     run = _as_run(torch, model)
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = run(input_ids=ids, labels=ids).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=False if loop else None)
-        opt.step()
+    step = _clipped_step(torch, model, opt, lambda: run(input_ids=ids, labels=ids).loss,
+                         foreach=False if loop else None)  # fmt: skip
 
     config = {"model": "mpnet-base sizes (config)", "tokens": "32 x 128", "autocast": "bf16"}
     config["optimizer"] = "AdamW(foreach=False)" if loop else "AdamW(fused)"
