@@ -100,10 +100,10 @@ FUSED_PASSES_IN_KERNELS = 7.0 / 3.0
 ACCUMULATE_GRAD = re.compile(r"^torch::autograd::AccumulateGrad$")  # one per parameter per step
 
 
-def _per_tensor_optimizer_excess_us(frame: TraceFrame, k) -> tuple[float, dict]:
-    """GPU time of a per-tensor (for-loop) optimizer's kernels beyond what a fused one needs."""
+def _per_tensor_optimizer_excess_us(frame: TraceFrame, k, multi_tensor: bool) -> tuple[float, dict]:
+    """GPU time of a per-tensor (for-loop) optimizer's kernels beyond what a fused one needs
+    (multi_tensor: _optimizer_is_multi_tensor's answer)."""
     # foreach kernels are per-tensor ones too where each call gets a tensor or two
-    multi_tensor = _optimizer_is_multi_tensor(frame, k)
     if not len(facts.optimizer_spans(frame)[0]) or (
         multi_tensor and not facts.optimizer_groups_fragmented(frame)
     ):
@@ -133,36 +133,43 @@ KEEPS_PER_TENSOR_OPS = frozenset({"Adafactor"})
 
 
 def _optimizer_loop_saving_us(
-    frame: TraceFrame, excess_us: float, optimizer: str | None, profiler_share: float
-) -> float:
+    frame: TraceFrame, excess_us: float, optimizer: str | None, shares: tuple[float, ...]
+) -> tuple[float, ...]:
     """µs over all steps a fused or foreach step saves over the per-tensor loop of `optimizer`
-    (its name; None where there is no such loop): the host's work inside Optimizer.step and the
-    loop's excess kernel time (`excess_us`) come off the step, as far as the step's other host
-    work (taken at `profiler_share`) and its GPU work let it shrink (facts.step_saving_us). On a
+    (its name; None where there is no such loop), once for each profiler share in `shares`: the
+    host's work inside Optimizer.step and the loop's excess kernel time (`excess_us`) come off
+    the step, as far as the step's other host work (taken at that share) and its GPU work let it
+    shrink (facts.step_saving_us). On a
     GPU-bound step the loop runs while the GPU works through the backward the host queued ahead,
     and little of it is saved (GPT-2's AdamW(foreach=False): 12.6% measured); where the host
     sets the step, the loop is step time (EfficientNet-B0's, holdout 46: 46 ms of a profiled
     step in Optimizer.step with the GPU busy 3.5 ms of it; fused=True measured 40.6% faster).
     The loop's own work is taken at the profiler's highest share, the rest of the step at
-    `profiler_share`: an empirical choice, not a model. Over the four fused-optimizer fixes
+    each share of `shares`: an empirical choice, not a model. Over the four fused-optimizer fixes
     measured it promises 27.0% (40.6% measured), 45.4% (the launch_overhead demo's fused
     optimizer alone, 31.2%), 16.4% (GPT-2, 12.6%) and 33.7% (GPT-2 recaptured, 35.2%); with
     both at the median share the demo read 58%, with both at the highest 61%."""
     s, e = facts.optimizer_spans(frame)
     ws, we = facts.step_windows(frame)
     if not optimizer or optimizer in KEEPS_PER_TENSOR_OPS or excess_us <= 0 or not len(ws):
-        return 0.0
+        return tuple(0.0 for _ in shares)
     i = np.searchsorted(ws, s, side="right") - 1
     inside = (i >= 0) & (s < we[np.maximum(i, 0)])
     s, e = s[inside], np.minimum(e[inside], we[i[inside]])  # the part inside its step
     n_steps = max(len(frame.steps), 1)
     high = facts.PROFILER_SHARE_OF_HOST_OP_HIGH
     host = float(facts.host_work_in(frame, s, e, high).sum()) / n_steps
-    step = facts.step_time_without_profiler_us(frame, profiler_share)
-    saved = facts.step_saving_us(
-        frame, excess_us / n_steps, host, profiler_share=profiler_share, step_us=step
+    return tuple(
+        n_steps
+        * facts.step_saving_us(
+            frame,
+            excess_us / n_steps,
+            host,
+            profiler_share=share,
+            step_us=facts.step_time_without_profiler_us(frame, share),
+        )
+        for share in shares
     )
-    return saved * n_steps
 
 
 def detect(frame: TraceFrame, cfg: Config):
@@ -174,7 +181,8 @@ def detect(frame: TraceFrame, cfg: Config):
     # run (as host_bound's): promise the idle left at the highest share measured. Where launching
     # is what the GPU mostly waits for, the CUDA-graph estimate below stands on its own.
     idle = facts.host_idle_at_high_profiler_share(frame, "launch_overhead")
-    excess_us, opt_evidence = _per_tensor_optimizer_excess_us(frame, k)
+    multi_tensor = _optimizer_is_multi_tensor(frame, k)
+    excess_us, opt_evidence = _per_tensor_optimizer_excess_us(frame, k, multi_tensor)
     n_steps = max(len(frame.steps), 1)
     # What the step loses to launching: with the step captured in a CUDA graph (and a fused
     # optimizer) the host's dispatch work is gone and the GPU runs fewer kernel passes, so the
@@ -192,13 +200,12 @@ def detect(frame: TraceFrame, cfg: Config):
     # foreach step split over many groups: regrouping leaves a call per group, how many unknown)
     la = facts.launches(frame)
     opt_share, opt_name = _optimizer_launch_share(frame, la["ts"].to_numpy())
-    multi_tensor = _optimizer_is_multi_tensor(frame, k)
     loop_name = None if multi_tensor else opt_name
     median, high = facts.PROFILER_SHARE_OF_HOST_OP, facts.PROFILER_SHARE_OF_HOST_OP_HIGH
-    loop = _optimizer_loop_saving_us(frame, excess_us, loop_name, median)
+    loop, loop_high = _optimizer_loop_saving_us(frame, excess_us, loop_name, (median, high))
     loop_sets_it = loop > estimate
     estimate = max(estimate, loop)
-    surest = max(surest, _optimizer_loop_saving_us(frame, excess_us, loop_name, high))
+    surest = max(surest, loop_high)
     if launch_bound > 0 and launch_bound >= other:
         graph = facts.step_saving_us(frame, excess_us / n_steps, facts.host_dispatch_us(frame))
         estimate = max(estimate, graph * n_steps)

@@ -43,9 +43,10 @@ def _loop_pct(frame, share: float = facts.PROFILER_SHARE_OF_HOST_OP) -> float:
     """The loop's saving as a share of the step without the profiler."""
     g = frame.gpu_ops
     k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0)]
-    excess, _ = launch_overhead._per_tensor_optimizer_excess_us(frame, k)
+    multi_tensor = launch_overhead._optimizer_is_multi_tensor(frame, k)
+    excess, _ = launch_overhead._per_tensor_optimizer_excess_us(frame, k, multi_tensor)
     _, name = launch_overhead._optimizer_launch_share(frame, facts.launches(frame)["ts"].to_numpy())
-    saved = launch_overhead._optimizer_loop_saving_us(frame, excess, name, share)
+    (saved,) = launch_overhead._optimizer_loop_saving_us(frame, excess, name, (share,))
     step = facts.step_time_without_profiler_us(frame, share) * max(len(frame.steps), 1)
     return 100.0 * saved / step
 
@@ -116,9 +117,9 @@ def test_foreach_groups_keep_the_idle_estimate():
     g = frame.gpu_ops
     k = g.loc[(g["kind"] == "kernel") & (g["step"] >= 0)]
     assert launch_overhead._optimizer_is_multi_tensor(frame, k)
-    excess, _ = launch_overhead._per_tensor_optimizer_excess_us(frame, k)
-    as_loop = launch_overhead._optimizer_loop_saving_us(
-        frame, excess, "AdamW", facts.PROFILER_SHARE_OF_HOST_OP
+    excess, _ = launch_overhead._per_tensor_optimizer_excess_us(frame, k, multi_tensor=True)
+    (as_loop,) = launch_overhead._optimizer_loop_saving_us(
+        frame, excess, "AdamW", (facts.PROFILER_SHARE_OF_HOST_OP,)
     )
     step = facts.step_time_without_profiler_us(frame) * len(frame.steps)
     (f,) = launch_overhead.detect(frame, launch_overhead.Config())
