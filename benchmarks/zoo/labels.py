@@ -3030,6 +3030,50 @@ HOLDOUT51: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 52 (2026-11-27, thirty-third session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - resnet50_cpu_normalize: torchvision ResNet-50 whose uint8 batches, held on the host, are made
+#   float and normalised on the CPU and copied with .cuda() from pageable memory, vs pinned
+#   uint8 copied with non_blocking=True and normalised on the GPU. If the fix measures >= 10%
+#   saving (the capture's sidecars), the bad run's diagnosis is memcpy or host_bound (whichever
+#   comes first), its predicted saving that finding's share; under 10% both runs are healthy.
+# - beit_loss_threshold_check: HF BEiT testing its loss against a stopping threshold every step
+#   (a Python truth test of a GPU tensor) vs no test. If dropping the test measures >= 10%, the
+#   bad run's diagnosis is sync_stall, its predicted saving that finding's share; under 10% both
+#   runs are healthy (sync_stall >= medium a false alarm).
+# - siglip_healthy, tinyvit_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm.
+# Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT52: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_cpu_normalize",
+        "torchvision ResNet-50 training, batch 128, BF16 autocast + channels_last, fused AdamW: "
+        "uint8 batches normalised on the CPU and copied as float32 from pageable memory vs "
+        "pinned uint8 copied non-blocking and normalised on the GPU",
+        {"bad": Run(_k("memcpy", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "beit_loss_threshold_check",
+        "HF BEiT (base sizes, relative position bias) classifier training, batch 64, BF16 "
+        "autocast, fused AdamW: `if loss < 1e-3` every step vs no test",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "siglip_healthy",
+        "HF SigLIP (config: ViT-B/16 image tower, 12 x 768 text tower) contrastive training, 64 "
+        "image-text pairs, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "tinyvit_healthy",
+        "timm TinyViT-21M training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3149,6 +3193,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT49
     + HOLDOUT50
     + HOLDOUT51
+    + HOLDOUT52
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -5196,6 +5196,98 @@ def gptj_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 52: more models no rule was written against (labels fixed before capture) ---------
+
+
+def resnet50_cpu_normalize(variant: str) -> Built:
+    """torchvision ResNet-50 trained on batches of 128 uint8 images (224 x 224) that the loop
+    holds on the host, BF16 autocast + channels_last, fused AdamW. Bad: each batch made float and
+    normalised on the CPU, then copied with .cuda() (four bytes a pixel, from pageable memory);
+    fixed: the uint8 batch pinned, copied with non_blocking=True and normalised on the GPU."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    on_host = variant != "fixed"
+    images = torch.randint(0, 256, (128, 3, 224, 224), dtype=torch.uint8)
+    images = images if on_host else images.pin_memory()
+    mean = torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1) * 255
+    std = torch.tensor([0.229, 0.224, 0.225]).view(1, 3, 1, 1) * 255
+    mean_gpu, std_gpu = mean.cuda(), std.cuda()
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+
+    def batch():
+        if on_host:
+            x = ((images.float() - mean) / std).cuda()
+        else:
+            x = (images.cuda(non_blocking=True).float() - mean_gpu) / std_gpu
+        return x.contiguous(memory_format=torch.channels_last)
+
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(batch()), y))
+    config = {"model": "torchvision resnet50", "autocast": "bf16", "channels_last": True}
+    config["input"] = (
+        "uint8 normalised on the CPU, .cuda() of float32 (pageable)"
+        if on_host
+        else "uint8 pinned, .cuda(non_blocking=True), normalised on the GPU"
+    )
+    return Built(step, 128, {**config, "optimizer": "AdamW(fused)"})
+
+
+def beit_loss_threshold_check(variant: str) -> Built:
+    """HF BEiT (base sizes, relative position bias in every layer) image classifier trained on
+    64 images of 224 x 224, BF16 autocast, fused AdamW. Bad: after each step the loop tests the
+    loss against a stopping threshold (`if loss.detach() < 1e-3`), a Python truth test of a GPU
+    tensor; fixed: no test."""
+    torch = _torch()
+    from transformers import BeitConfig, BeitForImageClassification
+
+    cfg = BeitConfig(use_relative_position_bias=True, num_labels=1000)
+    model = BeitForImageClassification(cfg)
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    stopped: list[bool] = []
+
+    def check(loss) -> None:
+        if loss.detach() < 1e-3:
+            stopped.append(True)
+
+    config = {"model": "beit-base sizes (config), relative position bias", "images": 64}
+    config["stop_check"] = "if loss < 1e-3 every step" if variant != "fixed" else None
+    then = check if variant != "fixed" else None
+    return _hf_train(
+        torch, model, lambda m: m(pixel_values=x, labels=y).loss, 64, config, then=then
+    )
+
+
+def siglip_healthy(variant: str) -> Built:
+    """HF SigLIP (config: ViT-B/16 image tower at 224 x 224, 12 x 768 text tower over 64
+    tokens) trained contrastively with its sigmoid loss on 64 image-text pairs, BF16 autocast,
+    fused AdamW."""
+    torch = _torch()
+    from transformers import SiglipConfig, SiglipModel
+
+    cfg = SiglipConfig(
+        text_config={"max_position_embeddings": 64},
+        vision_config={"image_size": 224, "patch_size": 16},
+    )
+    model = SiglipModel(cfg)
+    ids = torch.randint(0, cfg.text_config.vocab_size, (64, 64), device="cuda")
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    config = {"model": "siglip base sizes (config)", "pairs": 64, "text_tokens": 64}
+    loss_of = lambda m: m(input_ids=ids, pixel_values=x, return_loss=True).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, 64, config)
+
+
+def tinyvit_healthy(variant: str) -> Built:
+    """timm TinyViT-21M (convolutional first stage, then windowed attention with attention
+    biases and depthwise convolutions between) trained on 224 x 224 images, batch 128, BF16
+    autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "tiny_vit_21m_224", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5389,6 +5481,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         convnext_save_on_cpu,
         hiera_healthy,
         gptj_healthy,
+        resnet50_cpu_normalize,
+        beit_loss_threshold_check,
+        siglip_healthy,
+        tinyvit_healthy,
     )
 }
 
