@@ -63,7 +63,7 @@ COPY_OPS = re.compile(
     r"^aten::(to|_to_copy|copy_|empty|empty_strided|empty_like|pin_memory|_pin_memory)$"
 )
 # An autograd backward node as the trace records it (the engine's span, or the node's own).
-BACKWARD_NODE = re.compile(r"(^autograd::engine::evaluate_function: |Backward\d*$)")
+BACKWARD_NODE = re.compile(rf"({facts.ENGINE_NODE.pattern}|Backward\d*$)")
 # Saved tensors kept on the GPU must fit beside the step's peak in this share of its memory.
 OFFLOAD_FITS = 0.8
 
@@ -127,7 +127,12 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     recoverable = pinning_saves + blocked_idle + trip_saving
     saved = _saved_tensor_copies(frame, copies)
-    offload = _offload_saving_us(frame, copies, saved, exposed) if saved.any() else None
+    saved_down = copies.loc[saved & (copies["copy_kind"] == "DtoH").to_numpy(), "bytes"]
+    offload = (
+        _offload_saving_us(frame, copies.loc[saved], exposed[saved], saved_down)
+        if saved.any()
+        else None
+    )
     if offload is not None:
         recoverable = max(recoverable, offload)
     per_step, share = cost(frame, recoverable)
@@ -177,8 +182,7 @@ def detect(frame: TraceFrame, cfg: Config):
     }
     evidence["saved_tensor_copies_per_step"] = round(int(saved.sum()) / n_steps, 1)
     if saved.any():
-        down = copies.loc[saved & (copies["copy_kind"] == "DtoH").to_numpy(), "bytes"]
-        evidence["saved_tensor_bytes_to_host_per_step"] = int(down.fillna(0).sum() / n_steps)
+        evidence["saved_tensor_bytes_to_host_per_step"] = int(saved_down.fillna(0).sum() / n_steps)
         evidence["saved_tensors_fit_on_gpu"] = offload is not None
     if saved.any() and saved.sum() >= 0.5 * len(copies):
         severity = severity_for_share(share)
@@ -306,30 +310,29 @@ def _saved_tensor_copies(frame: TraceFrame, copies: pd.DataFrame) -> np.ndarray:
 
 
 def _offload_saving_us(
-    frame: TraceFrame, copies: pd.DataFrame, saved: np.ndarray, exposed: np.ndarray
+    frame: TraceFrame, saved: pd.DataFrame, exposed: np.ndarray, down: pd.Series
 ) -> float | None:
     """What keeping the saved tensors on the GPU saves over the profiled steps: their copies'
-    exposed time on the GPU and the host's time in the calls that made them (a pageable copy
-    blocks its call), bounded as any fix is by the step's remaining work; None where the step's
-    peak memory and the tensors together would not fit in OFFLOAD_FITS of the device's memory
-    (or either is unknown)."""
+    (`saved`, `exposed` µs of each) exposed time on the GPU and the host's time in the calls
+    that made them (a pageable copy blocks its call), bounded as any fix is by the step's
+    remaining work; None where the step's peak memory and the bytes sent down (`down`, of the
+    device-to-host copies) together would not fit in OFFLOAD_FITS of the device's memory (or
+    either is unknown)."""
     peak = memory.peak_memory_bytes(frame)
-    props = frame.device_props(facts.main_device(frame)) or {}
-    total = props.get("totalGlobalMem")
+    total = memory.capacity_bytes(frame, memory.CUDA, facts.main_device(frame))
     n_steps = max(len(frame.steps), 1)
-    down = copies.loc[saved & (copies["copy_kind"] == "DtoH").to_numpy(), "bytes"]
     if peak is None or not total or down.isna().all():
         return None
     if peak + float(down.sum()) / n_steps > OFFLOAD_FITS * float(total):
         return None
     ops = frame.cpu_ops
-    start = copies.loc[saved, "op"].fillna(-1).to_numpy(dtype=np.int64)
+    start = saved["op"].fillna(-1).to_numpy(dtype=np.int64)
     outer = nearest_ancestor(
         ops["parent"].to_numpy(), start, (ops["name"] == "aten::to").to_numpy()
     )
     outer = np.unique(outer[outer >= 0])
     host_us = float(ops["dur"].to_numpy()[outer].sum()) / n_steps
-    gpu_us = float(exposed[saved].sum()) / n_steps
+    gpu_us = float(exposed.sum()) / n_steps
     return n_steps * facts.step_saving_us(frame, gpu_us, host_us)
 
 
