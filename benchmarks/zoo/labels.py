@@ -3090,6 +3090,49 @@ HOLDOUT52: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 53 (2026-11-27, thirty-fourth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - unet_sampler_b1: ten DDIM-style denoising steps of the hand-written diffusion UNet a step,
+#   one 64 x 64 image at a time vs 16 at once. If 16 at once measures >= 10% less time per image
+#   (the capture's sidecars), the bad run's diagnosis is small_batch or launch_overhead
+#   (whichever comes first), its predicted saving that finding's share; under 10% both runs are
+#   healthy.
+# - resnet50_sgd_per_param: torchvision ResNet-50 with SGD(momentum, weight decay,
+#   foreach=False) vs the default multi-tensor SGD. If the fix measures >= 10% saving, the bad
+#   run's diagnosis is launch_overhead or host_bound; under 10% both runs are healthy.
+# - wgan_gp_healthy, starcoder2_healthy: healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm.
+# Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT53: tuple[Scenario, ...] = (
+    Scenario(
+        "unet_sampler_b1",
+        "hand-written diffusion UNet sampling, ten denoising steps a step, BF16 autocast + "
+        "channels_last: one 64 x 64 image at a time vs 16",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "resnet50_sgd_per_param",
+        "torchvision ResNet-50 training, batch 64, BF16 autocast + channels_last: "
+        "SGD(momentum, weight decay, foreach=False) vs the default multi-tensor SGD",
+        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "wgan_gp_healthy",
+        "WGAN-GP 64 x 64 (DCGAN generator, convolutional critic), batch 256, gradient penalty "
+        "by double backward, Adam, BF16 autocast",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "starcoder2_healthy",
+        "HF Starcoder2 (config: 8 layers x 1024, GELU MLP) training on 8 x 1024 tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3210,6 +3253,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT50
     + HOLDOUT51
     + HOLDOUT52
+    + HOLDOUT53
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

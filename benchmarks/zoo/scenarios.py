@@ -5288,6 +5288,119 @@ def tinyvit_healthy(variant: str) -> Built:
     return _timm(_torch(), "tiny_vit_21m_224", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 53 ---------------------------------------------------------------------------------
+
+
+def unet_sampler_b1(variant: str) -> Built:
+    """Sampling from the hand-written diffusion UNet (_unet, eval, BF16 autocast +
+    channels_last): ten DDIM-style denoising steps of 64 x 64 images a step, one image at a time
+    (bad) vs 16 at once (fixed); the saving is per image."""
+    torch = _torch()
+    batch = 16 if variant == "fixed" else 1
+    model = _unet(torch).cuda().eval().to(memory_format=torch.channels_last)
+    # the schedule on the host, as samplers keep it: Python numbers, no reads of the GPU
+    alphas = torch.cumprod(1 - torch.linspace(1e-4, 0.02, 1000), 0).tolist()
+    times = [999 - 111 * i for i in range(10)]
+    run = _as_run(torch, model)
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16):
+            x = torch.randn(batch, 3, 64, 64, device="cuda").to(memory_format=torch.channels_last)
+            for i, t in enumerate(times):
+                a, a_next = alphas[t], alphas[times[i + 1]] if i + 1 < len(times) else 1.0
+                eps = run(x, torch.full((batch,), t, device="cuda")).float()
+                x0 = (x - (1 - a) ** 0.5 * eps) / a**0.5
+                x = a_next**0.5 * x0 + (1 - a_next) ** 0.5 * eps
+
+    config = {"model": "hand-written diffusion UNet 128-256-512, eval", "denoising_steps": 10}
+    return Built(step, batch, {**config, "images": f"{batch} x 3 x 64 x 64", "autocast": "bf16"})
+
+
+def resnet50_sgd_per_param(variant: str) -> Built:
+    """torchvision ResNet-50 trained at batch 64, BF16 autocast + channels_last, SGD with
+    momentum 0.9 and weight decay 1e-4: foreach=False, a loop over the 161 parameters (bad), vs
+    PyTorch's default multi-tensor (foreach) implementation (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    foreach = variant == "fixed"
+    opt = torch.optim.SGD(
+        model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4, foreach=foreach
+    )
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "torchvision resnet50", "autocast": "bf16", "channels_last": True}
+    return Built(step, 64, {**config, "optimizer": f"SGD(momentum, foreach={foreach})"})
+
+
+def wgan_gp_healthy(variant: str) -> Built:
+    """WGAN-GP on 64 x 64 images, batch 256: DCGAN's generator (_dcgan) and a critic of strided
+    convolutions and LeakyReLU (no BatchNorm: the gradient penalty is per sample),
+    one critic and one generator update a step with Adam (betas 0.0, 0.9), the critic's
+    gradient penalty through torch.autograd.grad(create_graph=True), BF16 autocast."""
+    torch = _torch()
+    nn = torch.nn
+    g, _ = _dcgan(torch)
+    critic = nn.Sequential(
+        nn.Conv2d(3, 64, 4, 2, 1), nn.LeakyReLU(0.2),
+        nn.Conv2d(64, 128, 4, 2, 1), nn.LeakyReLU(0.2),
+        nn.Conv2d(128, 256, 4, 2, 1), nn.LeakyReLU(0.2),
+        nn.Conv2d(256, 512, 4, 2, 1), nn.LeakyReLU(0.2),
+        nn.Conv2d(512, 1, 4, 1, 0), nn.Flatten(),
+    ).cuda()  # fmt: skip
+    opt_g = torch.optim.Adam(g.parameters(), lr=1e-4, betas=(0.0, 0.9))
+    opt_c = torch.optim.Adam(critic.parameters(), lr=1e-4, betas=(0.0, 0.9))
+    batch = 256
+    real = torch.rand(batch, 3, 64, 64, device="cuda") * 2 - 1
+
+    def step():
+        z = torch.randn(batch, 100, 1, 1, device="cuda")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            fake = g(z)
+            eps = torch.rand(batch, 1, 1, 1, device="cuda")
+            mixed = (eps * real + (1 - eps) * fake.detach()).requires_grad_(True)
+            grad = torch.autograd.grad(critic(mixed).sum(), mixed, create_graph=True)[0]
+            penalty = ((grad.float().flatten(1).norm(dim=1) - 1) ** 2).mean()
+            loss_c = critic(fake.detach()).float().mean() - critic(real).float().mean()
+            loss_c = loss_c + 10 * penalty
+        opt_c.zero_grad(set_to_none=True)
+        loss_c.backward()
+        opt_c.step()
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss_g = -critic(fake).float().mean()
+        opt_g.zero_grad(set_to_none=True)
+        loss_g.backward()
+        opt_g.step()
+
+    config = {"model": "WGAN-GP 64x64 (DCGAN G + conv critic)", "autocast": "bf16"}
+    return Built(step, batch, {**config, "optimizer": "Adam(foreach)", "gradient_penalty": 10})
+
+
+def starcoder2_healthy(variant: str) -> Built:
+    """HF Starcoder2 (config: 8 layers x 1024, 16 heads, LayerNorm, GELU MLP 4096, biases, its
+    49,152-token vocabulary) trained on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Starcoder2Config, Starcoder2ForCausalLM
+
+    cfg = Starcoder2Config(
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+        max_position_embeddings=2048,
+        sliding_window=None,
+    )
+    model = Starcoder2ForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "starcoder2 8 x 1024 (config)", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5485,6 +5598,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         beit_loss_threshold_check,
         siglip_healthy,
         tinyvit_healthy,
+        unet_sampler_b1,
+        resnet50_sgd_per_param,
+        wgan_gp_healthy,
+        starcoder2_healthy,
     )
 }
 
