@@ -5363,6 +5363,8 @@ def wgan_gp_healthy(variant: str) -> Built:
             fake = g(z)
             eps = torch.rand(batch, 1, 1, 1, device="cuda")
             mixed = (eps * real + (1 - eps) * fake.detach()).requires_grad_(True)
+            # a view, not the leaf: FlopCounterMode's module hooks reject autograd.grad of a leaf
+            mixed = mixed.view_as(mixed)
             grad = torch.autograd.grad(critic(mixed).sum(), mixed, create_graph=True)[0]
             penalty = ((grad.float().flatten(1).norm(dim=1) - 1) ** 2).mean()
             loss_c = critic(fake.detach()).float().mean() - critic(real).float().mean()
