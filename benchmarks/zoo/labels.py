@@ -3100,7 +3100,11 @@ HOLDOUT52: tuple[Scenario, ...] = (
 # - resnet50_sgd_per_param: torchvision ResNet-50 with SGD(momentum, weight decay,
 #   foreach=False) vs the default multi-tensor SGD. If the fix measures >= 10% saving, the bad
 #   run's diagnosis is launch_overhead or host_bound; under 10% both runs are healthy.
-# - wgan_gp_healthy, starcoder2_healthy: healthy runs.
+# - vit_sdpa_math_backend: HF ViT-base training with every step under
+#   sdpa_kernel(SDPBackend.MATH) vs SDPA's own choice. If the fix measures >= 10% saving, the
+#   bad run's diagnosis is fusion, its predicted saving that finding's share; under 10% both
+#   runs are healthy.
+# - wgan_gp_healthy, starcoder2_healthy, bigbird_healthy: healthy runs.
 # Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
 # launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
 # capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
@@ -3121,6 +3125,13 @@ HOLDOUT53: tuple[Scenario, ...] = (
         {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
     ),
     Scenario(
+        "vit_sdpa_math_backend",
+        "HF ViT-base training, batch 64, BF16 autocast, fused AdamW: every step under "
+        "sdpa_kernel(SDPBackend.MATH) vs SDPA's fused kernel",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
         "wgan_gp_healthy",
         "WGAN-GP 64 x 64 (DCGAN generator, convolutional critic), batch 256, gradient penalty "
         "by double backward, Adam, BF16 autocast",
@@ -3130,6 +3141,12 @@ HOLDOUT53: tuple[Scenario, ...] = (
         "starcoder2_healthy",
         "HF Starcoder2 (config: 8 layers x 1024, GELU MLP) training on 8 x 1024 tokens, BF16 "
         "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bigbird_healthy",
+        "HF BigBird (config: RoBERTa-base sizes, block-sparse attention) masked-LM training on "
+        "8 x 1024 tokens, BF16 autocast, fused AdamW",
         {"healthy": HEALTHY},
     ),
 )

@@ -5355,12 +5355,14 @@ def wgan_gp_healthy(variant: str) -> Built:
     opt_g = torch.optim.Adam(g.parameters(), lr=1e-4, betas=(0.0, 0.9))
     opt_c = torch.optim.Adam(critic.parameters(), lr=1e-4, betas=(0.0, 0.9))
     batch = 256
+    # compile_savings.py compiles the generator only: torch.compile has no double backward
+    gen = _as_run(torch, g)
     real = torch.rand(batch, 3, 64, 64, device="cuda") * 2 - 1
 
     def step():
         z = torch.randn(batch, 100, 1, 1, device="cuda")
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            fake = g(z)
+            fake = gen(z)
             eps = torch.rand(batch, 1, 1, 1, device="cuda")
             mixed = (eps * real + (1 - eps) * fake.detach()).requires_grad_(True)
             # a view, not the leaf: FlopCounterMode's module hooks reject autograd.grad of a leaf
@@ -5400,6 +5402,48 @@ def starcoder2_healthy(variant: str) -> Built:
     model = Starcoder2ForCausalLM(cfg)
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
     config = {"model": "starcoder2 8 x 1024 (config)", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
+def vit_sdpa_math_backend(variant: str) -> Built:
+    """HF ViTForImageClassification (base sizes, config, 1000 classes) training at batch 64,
+    BF16 autocast, fused AdamW. Bad: every step under sdpa_kernel(SDPBackend.MATH) (what a run
+    pinned to the math backend for determinism or debugging keeps: attention as matmul,
+    softmax, matmul); fixed: SDPA picks its fused kernel."""
+    torch = _torch()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from transformers import ViTConfig, ViTForImageClassification
+
+    model = ViTForImageClassification(ViTConfig(num_labels=1000), attn_implementation="sdpa")
+    pixels = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    math = variant != "fixed"
+    config = {
+        "model": "HF ViT-base (config)",
+        "images": 64,
+        "sdpa_backend": "math" if math else None,
+    }
+    built = _hf_train(torch, model, lambda m: m(pixel_values=pixels, labels=y).loss, 64, config)
+    if not math:
+        return built
+
+    def step():
+        with sdpa_kernel(SDPBackend.MATH):
+            built.step()
+
+    return replace(built, step=step)
+
+
+def bigbird_healthy(variant: str) -> Built:
+    """HF BigBird (config: RoBERTa-base sizes, block-sparse attention, blocks of 64, three random
+    blocks) masked-LM training on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import BigBirdConfig, BigBirdForMaskedLM
+
+    cfg = BigBirdConfig(attention_type="block_sparse", max_position_embeddings=1024)
+    model = BigBirdForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "bigbird-roberta-base sizes (config), block_sparse", "tokens": "8 x 1024"}
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
@@ -5604,6 +5648,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnet50_sgd_per_param,
         wgan_gp_healthy,
         starcoder2_healthy,
+        vit_sdpa_math_backend,
+        bigbird_healthy,
     )
 }
 
