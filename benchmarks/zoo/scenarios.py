@@ -5414,7 +5414,7 @@ def vit_sdpa_math_backend(variant: str) -> Built:
     from torch.nn.attention import SDPBackend, sdpa_kernel
     from transformers import ViTConfig, ViTForImageClassification
 
-    model = ViTForImageClassification(ViTConfig(num_labels=1000), attn_implementation="sdpa")
+    model = ViTForImageClassification(ViTConfig(num_labels=1000))  # SDPA, transformers' default
     pixels = torch.randn(64, 3, 224, 224, device="cuda")
     y = torch.randint(0, 1000, (64,), device="cuda")
     math = variant != "fixed"
