@@ -18,11 +18,21 @@ from ..trace.frame import name_mask, nearest_ancestor
 SOFTMAX_OPS = frozenset({"aten::softmax", "aten::_softmax", "aten::_safe_softmax"})
 SOFTMAX_BACKWARD_OPS = frozenset({"aten::_softmax_backward_data"})
 BATCHED_MATMUL_OPS = frozenset({"aten::matmul", "aten::bmm", "aten::baddbmm"})
-# A user who called SDPA and got its math fallback has no eager attention to replace: the ops
-# under these are SDPA's own (T5 with a position bias that needs its gradient).
+# A user who called SDPA and got its math fallback for inputs the fused kernels cannot take has
+# no eager attention to replace: the ops under these are SDPA's own (T5 with a position bias
+# that needs its gradient, Hiera's 5-D heads, FP32 with transposed heads).
 SDPA_OPS = frozenset(
     {"aten::scaled_dot_product_attention", "aten::_scaled_dot_product_attention_math"}
 )
+# Where they can take them, the math fallback was chosen by the user's backend settings
+# (sdpa_kernel(SDPBackend.MATH), enable_flash_sdp(False), ...) and is eager attention like any
+# other. Inputs every fused kernel on an sm80+ GPU takes (PyTorch's sdp_utils constraints, kept
+# narrow): 4-D FP16 or BF16 query, key and value of one batch, head count and head dimension, that
+# dimension a multiple of 8 and at most 128, no attn_mask (is_causal and dropout are fine). A
+# transposed layout is no bar: the hand-written UNet's heads, last-dim stride 256, got the fused
+# kernel in BF16 (holdout 50).
+FUSED_SDPA_DTYPES = frozenset({"bf16", "fp16"})
+FUSED_SDPA_MAX_HEAD_DIM = 128
 # A score added to a per-head tensor of its own size is a learned or computed bias (Swin's
 # relative positions, DeBERTa's disentangled terms): SDPA takes it only as a float mask, whose
 # gradient and speed were never measured here, so that attention is not called replaceable.
@@ -42,6 +52,7 @@ class Scores:
     head_dim: int
     per_step: float
     dtype: str | None
+    sdpa_fallback: bool = False  # SDPA's math fallback for inputs the fused kernels take
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,10 @@ class EagerAttention:
     @property
     def per_step(self) -> float:
         return sum(s.per_step for s in self.scores)
+
+    @property
+    def sdpa_fallback(self) -> bool:
+        return any(s.sdpa_fallback for s in self.scores)
 
 
 def _dims(value) -> list[list[int]]:
@@ -118,13 +133,21 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
         return None
     rows = np.arange(len(ops))
     backward = nearest_ancestor(parent, rows, name_mask(ops["name"], facts.ENGINE_NODE)) >= 0
-    under_sdpa = nearest_ancestor(parent, rows, np.isin(names, list(SDPA_OPS))) >= 0
     dims = ops["input_dims"].to_numpy()
+    types = ops["input_type"].to_numpy()
     concrete = ops["concrete_inputs"].to_numpy()
+    sdpa = np.isin(names, list(SDPA_OPS))
+    fusable = np.zeros(len(ops), dtype=bool)
+    if _fused_sdpa_device(frame):
+        for i in np.flatnonzero(sdpa):
+            fusable[i] = _fused_kernels_take(dims[i], types[i])
+    under_sdpa = nearest_ancestor(parent, rows, sdpa & ~fusable) >= 0
+    fallback = nearest_ancestor(parent, rows, sdpa & fusable)
     # the outermost softmax of each call (aten::softmax runs aten::_softmax)
     outer = nearest_ancestor(parent, parent, softmax) < 0
     candidates = np.flatnonzero(softmax & in_step & ~backward & ~under_sdpa & outer)
     shapes: Counter = Counter()
+    fallback_dtype: dict = {}  # shape -> the dtype SDPA was called with, for a fallback's scores
     for i in candidates:
         d = _dims(dims[i])
         if not d or len(d[0]) < 3 or min(d[0][-2:]) < MIN_SEQUENCE:
@@ -133,6 +156,8 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
         if arg not in ("-1", str(len(d[0]) - 1)):  # softmax over the last dimension only
             continue
         shapes[tuple(d[0])] += 1
+        if fallback[i] >= 0:
+            fallback_dtype[tuple(d[0])] = dtype_name(types[fallback[i]][0])
     if not shapes:
         return None
     forward = in_step & ~backward & ~under_sdpa
@@ -150,12 +175,63 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
         if found is not None:
             ops_of, head_dim, dtype = found
             region |= ops_of
-            scores.append(Scores(shape, head_dim, count / n_steps, dtype))
+            # the math fallback may upcast to FP32 (allow_fp16_bf16_reduction_math_sdp off): the
+            # fused kernel would run in the dtype SDPA was given
+            sdpa_dtype = fallback_dtype.get(shape)
+            scores.append(
+                Scores(
+                    shape, head_dim, count / n_steps, sdpa_dtype or dtype, sdpa_dtype is not None
+                )
+            )
     if not scores:
         return None
+    if any(sc.sdpa_fallback for sc in scores):
+        region |= _fallback_region(ops, rows, in_step & (fallback >= 0))
     trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
     kernels = nearest_ancestor(parent, frame.gpu_ops["op"].to_numpy(), region) >= 0
     return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region))
+
+
+def _fallback_region(ops, rows: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The cpu_ops a fused kernel replaces where SDPA ran its math fallback: every op `inside`
+    the fallback (its casts to FP32 and copies as well as the attention proper) and every
+    backward node autograd ran for them (matched by sequence number), with what runs under those.
+    HF ViT-base pinned to the math backend: 24.4 ms of kernels a step, 20.2 ms of them on the
+    scores."""
+    seq = ops["seq"].to_numpy()
+    forward = np.unique(seq[inside & (seq >= 0)])
+    nodes = name_mask(ops["name"], facts.ENGINE_NODE) & np.isin(seq, forward)
+    nodes &= ops["step"].to_numpy() >= 0
+    return inside | (nearest_ancestor(ops["parent"].to_numpy(), rows, nodes) >= 0)
+
+
+def _fused_sdpa_device(frame: TraceFrame) -> bool:
+    """Whether the main device is one every fused SDPA kernel runs on (sm80 or newer: Flash and
+    memory-efficient attention in FP16 and BF16)."""
+    props = frame.device_props(facts.main_device(frame) or 0) or {}
+    return int(props.get("computeMajor", 0)) >= 8
+
+
+def _fused_kernels_take(dims, types) -> bool:
+    """Whether an SDPA call's recorded inputs (query, key, value, attn_mask, ...) are ones the
+    fused kernels take (FUSED_SDPA_DTYPES, FUSED_SDPA_MAX_HEAD_DIM; see above)."""
+    d = _dims(dims)
+    if len(d) < 4 or not isinstance(types, list) or len(types) < 3:
+        return False
+    q, k, v, mask = d[:4]
+    if mask or not (len(q) == len(k) == len(v) == 4):
+        return False
+    # one batch and head count; one head dimension; keys and values of one length
+    if not (q[:2] == k[:2] == v[:2] and q[3] == k[3] == v[3] and k[2] == v[2]):
+        return False
+    kinds = {dtype_name(t) for t in types[:3]}
+    head = q[3]
+    return (
+        len(kinds) == 1
+        and kinds <= FUSED_SDPA_DTYPES
+        and head % 8 == 0
+        and head <= FUSED_SDPA_MAX_HEAD_DIM
+    )
 
 
 def _attention_of(

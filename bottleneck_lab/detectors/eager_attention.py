@@ -15,8 +15,10 @@ longer keeps the probabilities for backward.
 
 Not called replaceable: attention whose scores get a per-head bias of their own size added
 (Swin's relative position bias, DeBERTa's disentangled terms; SDPA takes it only as a float
-mask, never measured here), and SDPA's own math fallback (its ops run under
-scaled_dot_product_attention: a mask or dtype kept the fused kernels away).
+mask, never measured here), and SDPA's own math fallback where a mask, a dtype or a shape kept
+the fused kernels away. SDPA's math fallback for inputs the fused kernels take (4-D BF16 or FP16,
+no mask: _attention.FUSED_SDPA_DTYPES) is the user's backend settings, and is this finding with
+its own fix: let SDPA choose (HF ViT-base pinned to SDPBackend.MATH: 42.9% measured, holdout 53).
 
 Estimate: the GPU time of every kernel on the attention (Q K^T, the ops that take the scores or
 their transpose, attn @ V, and their backward; the Q, K, V reshapes and the scaling of Q are
@@ -117,8 +119,14 @@ def detect(frame: TraceFrame, cfg: Config):
     # what the GPU time alone would give, said where the host may hold the step back
     _, gpu_share = cost(frame, gpu_saved * n_steps)
     evidence["gpu_bound_share_pct"] = gpu_share
+    how = (
+        "scaled_dot_product_attention runs its math fallback (separate matmul, softmax and "
+        "matmul kernels)"
+        if att.sdpa_fallback
+        else "Attention runs as separate matmul, softmax and matmul kernels"
+    )
     title = (
-        f"Attention runs as separate matmul, softmax and matmul kernels over {_listed(shapes)} "
+        f"{how} over {_listed(shapes)} "
         f"score matrices ({att.per_step:.3g} a step): {eager_us / 1e3:.2f} ms of kernels a step "
         f"where fused attention would take ~{fused_us / 1e3:.2f} ms; ~{share:.0f}% of the step"
     )
@@ -135,6 +143,23 @@ def detect(frame: TraceFrame, cfg: Config):
             for f in fused
         )
     )
+    evidence["sdpa_math_fallback"] = att.sdpa_fallback
+    if att.sdpa_fallback:
+        fix = (
+            "SDPA was called with inputs its fused kernels take (no mask, "
+            f"{first.dtype.upper() if first.dtype else 'BF16/FP16'}, head dimension "
+            f"{first.head_dim}), so a setting kept them off: look for "
+            "torch.nn.attention.sdpa_kernel(SDPBackend.MATH) (or the older "
+            "torch.backends.cuda.sdp_kernel) around the step, and "
+            "torch.backends.cuda.enable_flash_sdp(False), enable_mem_efficient_sdp(False) or "
+            "enable_cudnn_sdp(False); drop it, or list the fused backends there "
+            "(sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION])). "
+            f"The estimate assumes fused attention at {assumed}, as measured on H100 and H200: "
+            "time it."
+        )
+        return [
+            Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)
+        ]
     fix = (
         "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
         "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "

@@ -1,6 +1,8 @@
 """Eager attention (matmul, softmax, matmul): what makes one, what is not called replaceable
-(a per-head bias added to the scores, SDPA's own math fallback, a softmax over another
-dimension), what it is priced at, and that fusion leaves its kernels to it. Hand-written traces
+(a per-head bias added to the scores, SDPA's own math fallback for inputs the fused kernels
+cannot take, a softmax over another dimension), what it is priced at, and that fusion leaves its
+kernels to it. SDPA's math fallback for inputs they take is a user's backend setting: eager
+attention with its own fix. Hand-written traces
 with recorded shapes, and the zoo's two eager attention runs and their SDPA twins."""
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from bottleneck_lab.detectors import eager_attention as ea
 from bottleneck_lab.detectors._attention import eager_attention
 from bottleneck_lab.detectors._examples import BF16, launch, steps
 from bottleneck_lab.trace.load import load_trace
-from bottleneck_lab.trace.synth import TraceBuilder, load
+from bottleneck_lab.trace.synth import TraceBuilder, device_properties, load
 
 Q = [32, 8, 256, 64]
 K_T = [32, 8, 64, 256]
@@ -109,15 +111,75 @@ def test_without_attn_at_v_a_softmax_is_not_attention():
     assert eager_attention(frame([QK, softmax()])) is None
 
 
-def test_sdpa_math_fallback_is_not_eager_attention():
-    b = TraceBuilder()
-    for t0 in steps(b, cpu_us=80):
-        b.cpu_op("aten::scaled_dot_product_attention", t0 + 1, 70, args=args([Q, Q, Q]))
+MASK = [32, 1, 256, 256]
+NO_MASK: list = []
+
+
+def sdpa_fallback(sdpa_inputs: list, types: list | None = None, compute=(8, 0), backward=False):
+    """Steps whose aten::scaled_dot_product_attention (inputs as given: query, key, value,
+    attn_mask) runs its math fallback: a cast of Q to FP32 (an autograd op, sequence number
+    7), then Q K^T, softmax and attn @ V; with `backward`, the cast's backward node (sequence
+    number 7) launching one 50 µs kernel, and a softmax backward."""
+    b = TraceBuilder(gpus=[device_properties(0, compute=compute)])
+    sdpa_args = {
+        "Input Dims": sdpa_inputs + [[], [], [], []],
+        "Input type": (types or [BF16] * 3)
+        + ["" if not sdpa_inputs[3] else BF16]
+        + ["Scalar", "Scalar", "", "Scalar"],
+        "Concrete Inputs": [""] * 8,
+    }
+    cast = ("aten::to", {**args([Q]), "Sequence number": 7, "Fwd thread id": 1}, 30)
+    for t0 in steps(b, cpu_us=120):
+        b.cpu_op("aten::scaled_dot_product_attention", t0 + 1, 70, args=sdpa_args)
         at = t0 + 40
-        for i, (name, op_args, us) in enumerate([QK, softmax(), AV]):
+        for i, (name, op_args, us) in enumerate([cast, QK, softmax(), AV]):
             launch(b, t0 + 2 + 6 * i, at, us, name=name, op_args=op_args, op_us=5)
             at += us
-    assert eager_attention(load(b)) is None
+        if backward:
+            b.cpu_op(
+                "autograd::engine::evaluate_function: ToCopyBackward0",
+                t0 + 80,
+                10,
+                args={"Sequence number": 7, "Fwd thread id": 1},
+            )
+            launch(b, t0 + 82, at, 50, name="aten::to", op_us=5)
+            b.cpu_op("autograd::engine::evaluate_function: SoftmaxBackward0", t0 + 95, 10)
+            launch(
+                b,
+                t0 + 97,
+                at + 50,
+                200,
+                name="aten::_softmax_backward_data",
+                op_args=args([SCORES, SCORES, [], []]),
+                op_us=5,
+            )
+    return load(b)
+
+
+def test_sdpa_math_fallback_for_inputs_the_fused_kernels_cannot_take_is_not_eager_attention():
+    """A mask (T5's position bias), FP32, a head dimension over 128, or a GPU before sm80: the
+    math fallback is SDPA's own choice, not the user's."""
+    assert eager_attention(sdpa_fallback([Q, Q, Q, MASK])) is None
+    assert eager_attention(sdpa_fallback([Q, Q, Q, NO_MASK], types=["float"] * 3)) is None
+    wide = [32, 8, 256, 256]
+    assert eager_attention(sdpa_fallback([wide, wide, wide, NO_MASK])) is None
+    assert eager_attention(sdpa_fallback([Q, Q, Q, NO_MASK], compute=(7, 5))) is None
+
+
+def test_sdpa_math_fallback_for_inputs_the_fused_kernels_take_is_eager_attention():
+    """BF16, no mask, head dimension 64 on an A100: only a backend setting sends that to the
+    math fallback. Everything the fallback ran is priced, its cast to FP32 and that cast's
+    backward node included, at the dtype SDPA was given."""
+    f = sdpa_fallback([Q, Q, Q, NO_MASK], backward=True)
+    att = eager_attention(f)
+    assert att is not None and att.sdpa_fallback and att.trains
+    assert att.scores[0].dtype == "bf16"
+    (found,) = [x for x in diagnose([f]).findings if x.code == ea.CODE]
+    # the cast 30, Q K^T 100, softmax 200, attn @ V 100; the cast's backward 50, softmax's 200
+    assert found.evidence["eager_kernel_us_per_step"] == pytest.approx(30 + 400 + 50 + 200)
+    assert found.evidence["sdpa_math_fallback"] is True
+    assert found.title.startswith("scaled_dot_product_attention runs its math fallback")
+    assert "sdpa_kernel(SDPBackend.MATH)" in found.fix and "enable_flash_sdp(False)" in found.fix
 
 
 def test_training_prices_the_backward_and_the_fused_kernel_at_the_fitted_share():
@@ -176,11 +238,18 @@ def test_vit_says_what_the_gpu_time_alone_would_give_where_the_host_may_set_the_
 
 @pytest.mark.parametrize(
     "run",
-    ["swin_b_healthy/healthy", "deberta_v3_healthy/healthy", "t5_compile/bad"],
+    [
+        "swin_b_healthy/healthy",
+        "deberta_v3_healthy/healthy",
+        "t5_compile/bad",
+        "hiera_healthy/healthy",
+        "unet_fp32_precision/bad",
+    ],
 )
 def test_biased_attention_and_sdpa_math_in_the_zoo_are_not_called_replaceable(run):
     """Swin adds a per-head relative position bias, DeBERTa its disentangled terms; T5's
-    softmax runs inside SDPA's math fallback."""
+    softmax runs inside SDPA's math fallback for its position bias (a mask), Hiera's for its
+    5-D heads, the UNet's (FP32) for its dtype."""
     f = zoo(run)[0]
     assert (f.cpu_ops["name"].astype(str).str.endswith("softmax")).any()
     assert eager_attention(f) is None
@@ -199,3 +268,14 @@ def test_autocast_matmul_on_fp32_inputs_is_priced_in_the_bf16_its_bmm_runs():
             launch(b, t0 + 20 + 6 * i, t0 + 140 + 200 * i, us, name=name, op_args=op_args, op_us=5)
     att = eager_attention(load(b))
     assert att is not None and att.scores[0].dtype == "bf16"
+
+
+def test_vit_pinned_to_sdpas_math_backend_is_told_to_let_sdpa_choose():
+    """HF ViT-base trained under sdpa_kernel(SDPBackend.MATH) (holdout 53; 42.9% measured
+    without it): BF16, no mask, head dimension 64. Its fixed twin ran cuDNN's fused kernel."""
+    d = diagnose(zoo("vit_sdpa_math_backend/bad"))
+    top = d.findings[0]
+    assert top.code == ea.CODE and top.evidence["sdpa_math_fallback"] is True
+    assert top.evidence["score_shape"] == [64, 12, 197, 197] and top.evidence["dtype"] == "bf16"
+    assert "SDPBackend.MATH" in top.fix
+    assert eager_attention(zoo("vit_sdpa_math_backend/fixed")[0]) is None
