@@ -3180,6 +3180,51 @@ HOLDOUT53: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 54 (2026-11-27, thirty-fourth session), rules written and committed before any of them
+# ran on a GPU, after eager-attention learned SDPA's math fallback (holdout 53); no rule was
+# written from these models or setups.
+# - t5_generate_b1: HF T5 (t5-small sizes) generating 32 tokens greedily from 128-token inputs,
+#   one input at a time vs 32. If 32 at once measures >= 10% less time per input, the bad run's
+#   diagnosis is small_batch or launch_overhead, its predicted saving that finding's share; under
+#   10% both runs are healthy.
+# - llama_fp32_inference: HF Llama (8 x 1024) scoring 8 x 1024 tokens in inference, FP32 with
+#   default flags vs BF16 autocast. If BF16 measures >= 10% saving, the bad run's diagnosis is
+#   precision, its predicted saving that finding's share; under 10% both runs are healthy.
+# - sam_encoder_b1_healthy: HF SAM's ViT-B image encoder on one 1024 x 1024 image a call. Healthy,
+#   unless batch_sweep.py measures 2 or 4 images a call >= 10% less time per image, which allows
+#   small_batch (and, its GPU busy under 80%, launch_overhead).
+# - coatnet_healthy: timm CoAtNet-0 training, a healthy run.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm.
+# Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT54: tuple[Scenario, ...] = (
+    Scenario(
+        "t5_generate_b1",
+        "HF T5 (t5-small sizes) greedy generation of 32 tokens from 128-token inputs, BF16 "
+        "autocast, KV cache: one input at a time vs 32",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "llama_fp32_inference",
+        "HF Llama (config: 8 x 1024) inference on 8 x 1024 tokens: default flags (FP32) vs BF16 "
+        "autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "sam_encoder_b1_healthy",
+        "HF SAM ViT-B image encoder inference on one 1024 x 1024 image a call, BF16 autocast",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "coatnet_healthy",
+        "timm CoAtNet-0 training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3301,6 +3346,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT51
     + HOLDOUT52
     + HOLDOUT53
+    + HOLDOUT54
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

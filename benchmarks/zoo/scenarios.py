@@ -5447,6 +5447,77 @@ def bigbird_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 54 ---------------------------------------------------------------------------------
+
+
+def t5_generate_b1(variant: str) -> Built:
+    """HF T5 at t5-small sizes (_t5_small, eval) generating 32 tokens greedily from 128-token
+    inputs with its KV cache, BF16 autocast: one input at a time (bad) vs 32 at once (fixed);
+    the saving is per input."""
+    torch = _torch()
+    model, cfg = _t5_small()
+    model.eval()
+    batch = 32 if variant == "fixed" else 1
+    src = torch.randint(2, cfg.vocab_size, (batch, 128), device="cuda")
+    step = _inference_step(
+        torch,
+        model.generate,
+        input_ids=src,
+        attention_mask=torch.ones_like(src),
+        max_new_tokens=32,
+        min_new_tokens=32,
+        do_sample=False,
+    )
+    config = {"model": "t5-small (config)", "input_tokens": 128, "new_tokens": 32}
+    return Built(step, batch, {**config, "autocast": "bf16", "kv_cache": True}, timed_steps=3)
+
+
+def sam_encoder(batch: int) -> Built:
+    """HF SAM's image encoder (SamVisionModel, ViT-B config: 12 layers x 768 over 64 x 64 patches
+    of a 1024 x 1024 image, 14 x 14 windowed attention with global attention in 4 layers, a
+    convolutional neck) in inference, `batch` images, BF16 autocast (batch_sweep.py)."""
+    torch = _torch()
+    from transformers import SamVisionConfig, SamVisionModel
+
+    model = SamVisionModel(SamVisionConfig()).cuda().eval()
+    x = torch.randn(batch, 3, 1024, 1024, device="cuda")
+    run = _as_run(torch, model)
+    config = {"model": "SAM ViT-B image encoder (config)", "image": "1024 x 1024"}
+    return Built(_inference_step(torch, run, pixel_values=x), batch, {**config, "autocast": "bf16"})
+
+
+def sam_encoder_b1_healthy(variant: str) -> Built:
+    """sam_encoder at batch 1, as interactive segmentation runs it: one image per call."""
+    return sam_encoder(1)
+
+
+def llama_fp32_inference(variant: str) -> Built:
+    """HF Llama (config: 8 layers x 1024) scoring 8 x 1024 tokens in inference (a forward for
+    the logits, no cache): default flags (FP32, matmuls without TF32) vs BF16 autocast."""
+    torch = _torch()
+    model, cfg = _llama(torch)
+    model.eval()
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    bf16 = variant == "fixed"
+
+    def step():
+        with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=bf16):
+            run(input_ids=ids)
+
+    config = {"model": "llama 8 x 1024 (config)", "mode": "inference", "tokens": "8 x 1024"}
+    config["autocast"] = "bf16" if bf16 else None
+    config["matmul_allow_tf32"] = torch.backends.cuda.matmul.allow_tf32
+    return Built(step, 8, config, timed_steps=10)
+
+
+def coatnet_healthy(variant: str) -> Built:
+    """timm CoAtNet-0 (coatnet_0_rw_224: MBConv stages, then relative-position transformer
+    stages) trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused
+    AdamW."""
+    return _timm(_torch(), "coatnet_0_rw_224", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5650,6 +5721,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         starcoder2_healthy,
         vit_sdpa_math_backend,
         bigbird_healthy,
+        t5_generate_b1,
+        sam_encoder_b1_healthy,
+        llama_fp32_inference,
+        coatnet_healthy,
     )
 }
 
