@@ -17,8 +17,9 @@ Not called replaceable: attention whose scores get a per-head bias of their own 
 (Swin's relative position bias, DeBERTa's disentangled terms; SDPA takes it only as a float
 mask, never measured here), and SDPA's own math fallback where a mask, a dtype or a shape kept
 the fused kernels away. SDPA's math fallback for inputs the fused kernels take (4-D BF16 or FP16,
-no mask: _attention.FUSED_SDPA_DTYPES) is the user's backend settings, and is this finding with
-its own fix: let SDPA choose (HF ViT-base pinned to SDPBackend.MATH: 42.9% measured, holdout 53).
+no mask: _attention.FUSED_SDPA_DTYPES) comes from the user's backend settings: it is this finding,
+with its own fix, let SDPA choose (HF ViT-base pinned to SDPBackend.MATH: 42.9% measured,
+holdout 53).
 
 Estimate: the GPU time of every kernel on the attention (Q K^T, the ops that take the scores or
 their transpose, attn @ V, and their backward; the Q, K, V reshapes and the scaling of Q are
@@ -145,7 +146,7 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     evidence["sdpa_math_fallback"] = att.sdpa_fallback
     if att.sdpa_fallback:
-        fix = (
+        fix = (  # no attention to rewrite: a setting to undo
             "SDPA was called with inputs its fused kernels take (no mask, "
             f"{first.dtype.upper() if first.dtype else 'BF16/FP16'}, head dimension "
             f"{first.head_dim}), so a setting kept them off: look for "
@@ -157,18 +158,16 @@ def detect(frame: TraceFrame, cfg: Config):
             f"The estimate assumes fused attention at {assumed}, as measured on H100 and H200: "
             "time it."
         )
-        return [
-            Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)
-        ]
-    fix = (
-        "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
-        "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "
-        "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
-        "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
-        "fused kernel never writes the score matrices to memory, so it also stops keeping "
-        f"{shapes[0]} probabilities per layer for backward. The estimate assumes fused "
-        f"attention at {assumed}, as measured on H100 and H200: time it."
-    )
+    else:
+        fix = (
+            "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
+            "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "
+            "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
+            "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
+            "fused kernel never writes the score matrices to memory, so it also stops keeping "
+            f"{shapes[0]} probabilities per layer for backward. The estimate assumes fused "
+            f"attention at {assumed}, as measured on H100 and H200: time it."
+        )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 
