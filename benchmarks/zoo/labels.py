@@ -3243,6 +3243,33 @@ HOLDOUT54: tuple[Scenario, ...] = (
         {"healthy": HEALTHY},
     ),
 )
+# Holdout 55 (2026-11-27, thirty-fourth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - efficientnet_loader_workers: timm EfficientNet-B0 fed by a DataLoader whose workers augment
+#   each image (RandomResizedCrop, flip, RandAugment), 2 workers vs 14. If 14 measures >= 10%
+#   saving, the bad run's diagnosis is data_loading, its predicted saving that finding's share;
+#   under 10% both runs are healthy.
+# - cohere_healthy: HF Cohere (8 x 1024, 256k vocabulary) training, a healthy run.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x
+# as large >= 10% less time per sample. Any other finding >= medium is a false alarm.
+# Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT55: tuple[Scenario, ...] = (
+    Scenario(
+        "efficientnet_loader_workers",
+        "timm EfficientNet-B0 training, batch 128, BF16 autocast + channels_last, SGD: per-image "
+        "CPU augmentation in 2 DataLoader workers vs 14",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+        fix_kind="data_loading",
+    ),
+    Scenario(
+        "cohere_healthy",
+        "HF Cohere (config: 8 x 1024, parallel attention and MLP, 256k vocabulary) training on "
+        "8 x 1024 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3365,6 +3392,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT52
     + HOLDOUT53
     + HOLDOUT54
+    + HOLDOUT55
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

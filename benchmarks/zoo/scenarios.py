@@ -5518,6 +5518,49 @@ def coatnet_healthy(variant: str) -> Built:
     return _timm(_torch(), "coatnet_0_rw_224", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 55 ---------------------------------------------------------------------------------
+
+
+def efficientnet_loader_workers(variant: str) -> Built:
+    """timm EfficientNet-B0 trained on in-memory uint8 images augmented per sample in the
+    DataLoader's workers (RandomResizedCrop, flip, RandAugment: _CachedImageDataset), batch 128,
+    BF16 autocast + channels_last, SGD with momentum: 2 workers (bad) vs 14 (fixed), pinned
+    memory and persistent workers on both."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("efficientnet_b0", pretrained=False)
+    return _worker_fed_train(
+        torch,
+        _CachedImageDataset(),
+        model,
+        14 if variant == "fixed" else 2,
+        {"model": "timm efficientnet_b0"},
+        {"augment": "RandomResizedCrop, flip, RandAugment(2, 9) on uint8 in the workers"},
+    )
+
+
+def cohere_healthy(variant: str) -> Built:
+    """HF Cohere (config: 8 layers x 1024, 16 heads, LayerNorm, attention and SwiGLU MLP in
+    parallel, its 256,000-token vocabulary, tied embeddings, scaled logits) causal-LM training on
+    8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import CohereConfig, CohereForCausalLM
+
+    cfg = CohereConfig(
+        hidden_size=1024,
+        intermediate_size=4096,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+        max_position_embeddings=2048,
+    )
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "cohere 8 x 1024 (config), 256k vocabulary", "tokens": "8 x 1024"}
+    model = CohereForCausalLM(cfg)
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5725,6 +5768,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         sam_encoder_b1_healthy,
         llama_fp32_inference,
         coatnet_healthy,
+        efficientnet_loader_workers,
+        cohere_healthy,
     )
 }
 
