@@ -186,17 +186,18 @@ def main() -> int:
         runs += scored.values()
         if s.is_pair and "bad" in scored and "fixed" in scored:
             pairs.append(score_pair(s, scored["bad"]))
-    print(f"{'scenario':<24}{'run':<8}{'label top':<34}{'top finding':<28}{'ok':<4}false alarms")
+    w = max([24] + [len(s.name) + 1 for s in chosen])  # the scenario column fits every name
+    print(f"{'scenario':<{w}}{'run':<8}{'label top':<34}{'top finding':<28}{'ok':<4}false alarms")
     for r in runs:
         label = ",".join(r.label_top) if r.label_top else "(healthy)"
         got = (
             f"{r.top_kind} {r.top_severity} {r.top_share_pct}" if r.top_kind else "(none >= medium)"
         )
         print(
-            f"{r.scenario:<24}{r.variant:<8}{label[:33]:<34}{got[:27]:<28}{'y' if r.top_ok else 'N':<4}"
+            f"{r.scenario:<{w}}{r.variant:<8}{label[:33]:<34}{got[:27]:<28}{'y' if r.top_ok else 'N':<4}"
             f"{', '.join(r.false_alarms) or '-'}"
         )
-    print(f"\n{'pair':<24}{'measured saving':>16}{'predicted':>11}{'error pts':>11}")
+    print(f"\n{'pair':<{w}}{'measured saving':>16}{'predicted':>11}{'error pts':>11}")
     for q in pairs:
         meas = (
             f"{q.measured_saving_pct:.1f}%" + (" mem" if q.memory else "")
@@ -205,7 +206,7 @@ def main() -> int:
         )
         pred = f"{q.predicted_saving_pct:.1f}%" if q.predicted_saving_pct is not None else "-"
         err = f"{q.error_points:.1f}" if q.error_points is not None else "-"
-        print(f"{q.scenario:<24}{meas:>16}{pred:>11}{err:>11}")
+        print(f"{q.scenario:<{w}}{meas:>16}{pred:>11}{err:>11}")
     n_ok = sum(r.top_ok for r in runs)
     n_alarm = sum(len(r.false_alarms) for r in runs)
     # a timed pair whose fix the analyzer put no estimate on counts as a miss
