@@ -5387,21 +5387,29 @@ def wgan_gp_healthy(variant: str) -> Built:
 def starcoder2_healthy(variant: str) -> Built:
     """HF Starcoder2 (config: 8 layers x 1024, 16 heads, LayerNorm, GELU MLP 4096, biases, its
     49,152-token vocabulary) trained on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
-    torch = _torch()
     from transformers import Starcoder2Config, Starcoder2ForCausalLM
 
-    cfg = Starcoder2Config(
+    return _lm_8x1024_16_heads(
+        Starcoder2Config, Starcoder2ForCausalLM, "starcoder2 8 x 1024 (config)", sliding_window=None
+    )
+
+
+def _lm_8x1024_16_heads(config_cls, model_cls, name: str, **extra) -> Built:
+    """A causal LM of config_cls (8 layers x 1024, MLP 4096, 16 heads, no GQA; `extra` config
+    fields beside) trained on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    cfg = config_cls(
         hidden_size=1024,
         intermediate_size=4096,
         num_hidden_layers=8,
         num_attention_heads=16,
         num_key_value_heads=16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
         max_position_embeddings=2048,
-        sliding_window=None,
+        **extra,
     )
-    model = Starcoder2ForCausalLM(cfg)
+    model = model_cls(cfg)
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": "starcoder2 8 x 1024 (config)", "tokens": "8 x 1024"}
+    config = {"model": name, "tokens": "8 x 1024"}
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
@@ -5544,21 +5552,10 @@ def cohere_healthy(variant: str) -> Built:
     """HF Cohere (config: 8 layers x 1024, 16 heads, LayerNorm, attention and SwiGLU MLP in
     parallel, its 256,000-token vocabulary, tied embeddings, scaled logits) causal-LM training on
     8 x 1024 tokens, BF16 autocast, fused AdamW."""
-    torch = _torch()
     from transformers import CohereConfig, CohereForCausalLM
 
-    cfg = CohereConfig(
-        hidden_size=1024,
-        intermediate_size=4096,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
-        max_position_embeddings=2048,
-    )
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": "cohere 8 x 1024 (config), 256k vocabulary", "tokens": "8 x 1024"}
-    model = CohereForCausalLM(cfg)
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+    name = "cohere 8 x 1024 (config), 256k vocabulary"
+    return _lm_8x1024_16_heads(CohereConfig, CohereForCausalLM, name)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
