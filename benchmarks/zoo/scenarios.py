@@ -4024,20 +4024,27 @@ def _gemma_train(config_cls, model_cls, name: str, **extra) -> Built:
     """A Gemma-family causal LM (config: 8 layers x 1024, GeGLU 4096, 8 heads of 128, the
     256,000-token vocabulary; `extra` config fields beside) trained on 8 x 1024 tokens, BF16
     autocast, fused AdamW."""
+    label = f"{name} (config: 8 x 1024, 256k vocabulary)"
+    gemma = {"vocab_size": 256000, "head_dim": 128}
+    return _decoder_lm_8x1024(config_cls, model_cls, label, heads=8, **gemma, **extra)
+
+
+def _decoder_lm_8x1024(config_cls, model_cls, name: str, heads: int = 16, **extra) -> Built:
+    """A causal LM of config_cls (8 layers x 1024, MLP 4096, `heads` heads with as many
+    key/value heads; `extra` config fields beside) trained on 8 x 1024 tokens, BF16 autocast,
+    fused AdamW; `name` is the config's model entry."""
     torch = _torch()
     cfg = config_cls(
-        vocab_size=256000,
         hidden_size=1024,
         intermediate_size=4096,
         num_hidden_layers=8,
-        num_attention_heads=8,
-        num_key_value_heads=8,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
-        head_dim=128,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
         max_position_embeddings=2048,
         **extra,
     )
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": f"{name} (config: 8 x 1024, 256k vocabulary)", "tokens": "8 x 1024"}
+    config = {"model": name, "tokens": "8 x 1024"}
     model = model_cls(cfg)
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
@@ -5389,28 +5396,9 @@ def starcoder2_healthy(variant: str) -> Built:
     49,152-token vocabulary) trained on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
     from transformers import Starcoder2Config, Starcoder2ForCausalLM
 
-    return _lm_8x1024_16_heads(
+    return _decoder_lm_8x1024(
         Starcoder2Config, Starcoder2ForCausalLM, "starcoder2 8 x 1024 (config)", sliding_window=None
     )
-
-
-def _lm_8x1024_16_heads(config_cls, model_cls, name: str, **extra) -> Built:
-    """A causal LM of config_cls (8 layers x 1024, MLP 4096, 16 heads, no GQA; `extra` config
-    fields beside) trained on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
-    torch = _torch()
-    cfg = config_cls(
-        hidden_size=1024,
-        intermediate_size=4096,
-        num_hidden_layers=8,
-        num_attention_heads=16,
-        num_key_value_heads=16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
-        max_position_embeddings=2048,
-        **extra,
-    )
-    model = model_cls(cfg)
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    config = {"model": name, "tokens": "8 x 1024"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
 def vit_sdpa_math_backend(variant: str) -> Built:
@@ -5555,7 +5543,7 @@ def cohere_healthy(variant: str) -> Built:
     from transformers import CohereConfig, CohereForCausalLM
 
     name = "cohere 8 x 1024 (config), 256k vocabulary"
-    return _lm_8x1024_16_heads(CohereConfig, CohereForCausalLM, name)
+    return _decoder_lm_8x1024(CohereConfig, CohereForCausalLM, name)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
