@@ -154,9 +154,7 @@ def detect(frame: TraceFrame, cfg: Config):
             "torch.backends.cuda.sdp_kernel) around the step, and "
             "torch.backends.cuda.enable_flash_sdp(False), enable_mem_efficient_sdp(False) or "
             "enable_cudnn_sdp(False); drop it, or list the fused backends there "
-            "(sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION])). "
-            f"The estimate assumes fused attention at {assumed}, as measured on H100 and H200: "
-            "time it."
+            "(sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]))."
         )
     else:
         fix = (
@@ -165,9 +163,12 @@ def detect(frame: TraceFrame, cfg: Config):
             "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
             "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
             "fused kernel never writes the score matrices to memory, so it also stops keeping "
-            f"{shapes[0]} probabilities per layer for backward. The estimate assumes fused "
-            f"attention at {assumed}, as measured on H100 and H200: time it."
+            f"{shapes[0]} probabilities per layer for backward."
         )
+    fix += (
+        f" The estimate assumes fused attention at {assumed}, as measured on H100 and H200: "
+        "time it."
+    )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 
