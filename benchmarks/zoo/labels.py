@@ -3279,6 +3279,60 @@ HOLDOUT55: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 56 (2026-11-28, thirty-fifth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups.
+# - gpt_head_modules: the character-level GPT of Karpathy's "Let's build GPT" lecture trained
+#   with its attention as per-head Head modules (three Linears, a masked softmax and two matmuls
+#   each) vs nanoGPT's one qkv Linear and scaled_dot_product_attention. If the fixed run
+#   measures >= 10% saving, the bad run's diagnosis is fusion (eager attention) or
+#   launch_overhead (the fix also launches one projection where the heads launched eighteen),
+#   its predicted saving that finding's share; under 10% both runs are healthy.
+# - nanogpt_generate_eos_item: that GPT sampling 128 characters for one prompt, reading each new
+#   character with .item() to test for a newline vs no test. If no test measures >= 10% saving,
+#   the bad run's diagnosis is sync_stall; under 10% both runs are healthy.
+# - convnext_compiled_healthy (timm ConvNeXt-T under torch.compile), reformer_healthy (HF
+#   Reformer, local and LSH attention, reversible layers) and nystromformer_healthy (HF
+#   Nystromformer, landmark attention): healthy runs.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion (not measurable on the compiled ConvNeXt or the generate loop);
+# small_batch is allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10% less
+# time per sample (nanogpt_generate for the generate pair). Any other finding >= medium is a
+# false alarm. Provisional labels below, to be set from the measurements before scoring.
+HOLDOUT56: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt_head_modules",
+        "Karpathy's lecture GPT (6 x 384, char-level) training, 64 x 256 characters, BF16 "
+        "autocast, AdamW: per-head Head modules vs one qkv Linear + SDPA",
+        {"bad": Run(_k("fusion", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "nanogpt_generate_eos_item",
+        "Karpathy's lecture GPT sampling 128 characters for one prompt without a KV cache, BF16 "
+        "autocast: .item() on each new character to test for a newline vs no test",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "convnext_compiled_healthy",
+        "timm ConvNeXt-T training under torch.compile, batch 128, BF16 autocast + "
+        "channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "reformer_healthy",
+        "HF Reformer (config: 6 x 512, local + LSH attention, reversible layers) causal-LM "
+        "training on 8 x 4096 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "nystromformer_healthy",
+        "HF Nystromformer (config: BERT-base sizes, 64 landmarks) masked-LM training on 8 x 1024 "
+        "tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3402,6 +3456,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT53
     + HOLDOUT54
     + HOLDOUT55
+    + HOLDOUT56
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

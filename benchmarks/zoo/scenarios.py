@@ -5546,6 +5546,210 @@ def cohere_healthy(variant: str) -> Built:
     return _decoder_lm_8x1024(CohereConfig, CohereForCausalLM, name)
 
 
+# ---- holdout 56 ---------------------------------------------------------------------------------
+
+
+def _lecture_gpt(torch, head_modules: bool, vocab: int = 65):
+    """The character-level GPT of Karpathy's "Let's build GPT" lecture (6 layers x 384, 6 heads,
+    256-token context, dropout 0.2, 65 characters), with its attention as the lecture writes it
+    (head_modules: a Head module per head, each with its own key, query and value Linear, a
+    tril mask filled with -inf, softmax, dropout, then torch.cat of the heads) or as nanoGPT's
+    CausalSelfAttention (one Linear for q, k and v, scaled_dot_product_attention with
+    is_causal)."""
+    nn, F = torch.nn, torch.nn.functional
+    n_embd, n_head, block, dropout = 384, 6, 256, 0.2
+    size = n_embd // n_head
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.key = nn.Linear(n_embd, size, bias=False)
+            self.query = nn.Linear(n_embd, size, bias=False)
+            self.value = nn.Linear(n_embd, size, bias=False)
+            self.register_buffer("tril", torch.tril(torch.ones(block, block)))
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            t = x.shape[1]
+            k, q = self.key(x), self.query(x)
+            wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+            wei = wei.masked_fill(self.tril[:t, :t] == 0, float("-inf"))
+            wei = self.dropout(F.softmax(wei, dim=-1))
+            return wei @ self.value(x)
+
+    class HeadModules(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.heads = nn.ModuleList([Head() for _ in range(n_head)])
+            self.proj = nn.Linear(n_embd, n_embd)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            return self.dropout(self.proj(torch.cat([h(x) for h in self.heads], dim=-1)))
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(n_embd, 3 * n_embd, bias=False)
+            self.proj = nn.Linear(n_embd, n_embd)
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = (
+                z.view(b, t, n_head, size).transpose(1, 2) for z in self.qkv(x).split(c, dim=2)
+            )
+            p = dropout if self.training else 0.0
+            y = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+            return self.dropout(self.proj(y.transpose(1, 2).reshape(b, t, c)))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sa = HeadModules() if head_modules else CausalSelfAttention()
+            self.ffwd = nn.Sequential(
+                nn.Linear(n_embd, 4 * n_embd),
+                nn.ReLU(),
+                nn.Linear(4 * n_embd, n_embd),
+                nn.Dropout(dropout),
+            )
+            self.ln1, self.ln2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
+
+        def forward(self, x):
+            x = x + self.sa(self.ln1(x))
+            return x + self.ffwd(self.ln2(x))
+
+    class GPT(nn.Module):
+        block_size = block
+
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, n_embd)
+            self.pos = nn.Embedding(block, n_embd)
+            self.blocks = nn.Sequential(*[Block() for _ in range(6)])
+            self.ln_f = nn.LayerNorm(n_embd)
+            self.lm_head = nn.Linear(n_embd, vocab)
+
+        def forward(self, idx):
+            t = idx.shape[1]
+            x = self.tok(idx) + self.pos(torch.arange(t, device=idx.device))
+            return self.lm_head(self.ln_f(self.blocks(x)))
+
+    return GPT().cuda()
+
+
+def gpt_head_modules(variant: str) -> Built:
+    """_lecture_gpt trained as the lecture does (batch 64 x 256 characters, AdamW lr 3e-4), here
+    under BF16 autocast: attention as per-head Head modules (bad) vs one qkv Linear and
+    scaled_dot_product_attention (fixed)."""
+    torch = _torch()
+    model = _lecture_gpt(torch, head_modules=variant != "fixed")
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
+    x = torch.randint(0, 65, (64, 256), device="cuda")
+    y = torch.randint(0, 65, (64, 256), device="cuda")
+    run = _as_run(torch, model)
+    F = torch.nn.functional
+    step = _train_step(torch, opt, lambda: F.cross_entropy(run(x).view(-1, 65), y.view(-1)))
+    attention = "Head modules" if variant != "fixed" else "fused qkv + SDPA"
+    config = {"model": "lecture GPT 6 x 384 (char-level)", "tokens": "64 x 256"}
+    return Built(step, 64, {**config, "attention": attention, "autocast": "bf16"})
+
+
+def nanogpt_generate(batch: int, read: bool = False) -> Built:
+    """_lecture_gpt (SDPA attention, eval) sampling 128 characters one at a time for `batch`
+    1-character prompts, the lecture's generate loop (no KV cache: the last 256 characters go
+    through the model for each new one, softmax of the last logits, torch.multinomial,
+    torch.cat), BF16 autocast. With `read`, the loop stops at a newline, so each new character
+    is read with .item() to test it (never before 128 characters: the lengths stay equal)."""
+    torch = _torch()
+    model = _lecture_gpt(torch, head_modules=False).eval()
+    F = torch.nn.functional
+    newline = 0
+
+    def generate():
+        idx = torch.zeros((batch, 1), dtype=torch.long, device="cuda")
+        for _ in range(128):
+            logits = model(idx[:, -model.block_size :])[:, -1, :]
+            nxt = torch.multinomial(F.softmax(logits.float(), dim=-1), num_samples=1)
+            idx = torch.cat((idx, nxt), dim=1)
+            if read and nxt[0, 0].item() == newline and idx.shape[1] > 128:
+                break
+
+    step = _inference_step(torch, generate)
+    config = {"model": "lecture GPT 6 x 384 (char-level)", "new_tokens": 128}
+    config["per_token_item"] = read
+    return Built(step, batch, {**config, "autocast": "bf16", "kv_cache": False}, timed_steps=3)
+
+
+def nanogpt_generate_eos_item(variant: str) -> Built:
+    """nanogpt_generate for one prompt: reading each new character to test for a newline (bad)
+    vs no test (fixed)."""
+    return nanogpt_generate(1, read=variant != "fixed")
+
+
+def convnext_compiled_healthy(variant: str) -> Built:
+    """timm ConvNeXt-T trained on 224 x 224 images, batch 128, BF16 autocast + channels_last,
+    fused AdamW, the model under torch.compile (default mode)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("convnext_tiny", pretrained=False).cuda()
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model)
+    x = torch.randn(128, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "timm convnext_tiny", "autocast": "bf16", "channels_last": True}
+    return _compiled_for_capture(
+        torch, step, 128, {**config, "optimizer": "AdamW(fused)", "compile": "default"}
+    )
+
+
+def reformer_healthy(variant: str) -> Built:
+    """HF Reformer causal LM (config: 6 layers x 512, 8 heads, local and LSH attention in turn
+    over chunks of 64, one hash, reversible residual layers that recompute their forward in the
+    backward, axial position embeddings 64 x 64) trained on 8 x 4096 tokens, BF16 autocast,
+    fused AdamW."""
+    torch = _torch()
+    from transformers import ReformerConfig, ReformerModelWithLMHead
+
+    cfg = ReformerConfig(
+        is_decoder=True,
+        hidden_size=512,
+        num_attention_heads=8,
+        attention_head_size=64,
+        feed_forward_size=2048,
+        attn_layers=["local", "lsh"] * 3,
+        num_hashes=1,
+        num_buckets=128,
+        max_position_embeddings=4096,
+        axial_pos_shape=(64, 64),
+        axial_pos_embds_dim=(128, 384),
+        vocab_size=320,
+    )
+    model = ReformerModelWithLMHead(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (8, 4096), device="cuda")
+    config = {"model": "reformer 6 x 512 (config), local + LSH attention", "tokens": "8 x 4096"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
+def nystromformer_healthy(variant: str) -> Built:
+    """HF Nystromformer (config: BERT-base sizes, Nystrom attention with 64 landmarks and a
+    six-iteration pseudo-inverse, its depthwise convolution on values) masked-LM training on
+    8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import NystromformerConfig, NystromformerForMaskedLM
+
+    cfg = NystromformerConfig(
+        segment_means_seq_len=1024, max_position_embeddings=1026, num_landmarks=64
+    )
+    model = NystromformerForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "nystromformer-base sizes (config), 64 landmarks", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5755,6 +5959,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         coatnet_healthy,
         efficientnet_loader_workers,
         cohere_healthy,
+        gpt_head_modules,
+        nanogpt_generate_eos_item,
+        convnext_compiled_healthy,
+        reformer_healthy,
+        nystromformer_healthy,
     )
 }
 
