@@ -201,6 +201,18 @@ ZOO: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("communication", "host_bound", "launch_overhead", "fusion"))},
         gpus=2,
     ),
+    # Written after holdout 56's Reformer (a healthy label, precision high 52.2%: 74% of its
+    # FLOPs in FP32 though it trains under autocast): its reversible layers' autograd Function
+    # recomputes the forward in the backward outside autocast. Provisional labels, set from the
+    # measurement before scoring.
+    Scenario(
+        "reformer_autocast_backward",
+        "HF Reformer (config: 6 x 512, local + LSH attention, reversible layers) training on 8 x "
+        "4096 tokens, BF16 autocast: the reversible Function's backward in FP32 vs under "
+        "custom_fwd/custom_bwd",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
 )
 
 # Holdout: scenarios added after the attribution rules were written, labelled from how they are

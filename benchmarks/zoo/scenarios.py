@@ -5711,7 +5711,27 @@ def reformer_healthy(variant: str) -> Built:
     over chunks of 64, one hash, reversible residual layers that recompute their forward in the
     backward, axial position embeddings 64 x 64) trained on 8 x 4096 tokens, BF16 autocast,
     fused AdamW."""
+    return _reformer(_torch())
+
+
+def reformer_autocast_backward(variant: str) -> Built:
+    """reformer_healthy as it runs (bad: the reversible layers' autograd Function recomputes
+    each layer's forward, and takes its gradients, outside autocast: in FP32) vs that Function
+    decorated with torch.amp.custom_fwd / custom_bwd (fixed: its backward runs under the
+    forward's autocast state, BF16). Written after holdout 56 showed the FP32 backward."""
     torch = _torch()
+    if variant == "fixed":
+        from transformers.models.reformer import modeling_reformer
+
+        fn = modeling_reformer._ReversibleFunction
+        fn.forward = staticmethod(torch.amp.custom_fwd(fn.forward, device_type="cuda"))
+        fn.backward = staticmethod(torch.amp.custom_bwd(fn.backward, device_type="cuda"))
+    built = _reformer(torch)
+    return replace(built, config={**built.config, "backward_autocast": variant == "fixed"})
+
+
+def _reformer(torch) -> Built:
+    """reformer_healthy's model, tokens and training step."""
     from transformers import ReformerConfig, ReformerModelWithLMHead
 
     cfg = ReformerConfig(
@@ -5968,6 +5988,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         convnext_compiled_healthy,
         reformer_healthy,
         nystromformer_healthy,
+        reformer_autocast_backward,
     )
 }
 
