@@ -25,7 +25,7 @@ from .device import main_device, sm_count  # also read as facts.main_device, fac
 from .op_flops import matrix_owner, median_fill, told_fill_share, work_fill
 from .trace import TraceFrame
 from .trace import intervals as iv
-from .trace.frame import name_mask
+from .trace.frame import name_mask, nearest_ancestor
 
 COLLECTIVE = re.compile(r"nccl|rccl", re.IGNORECASE)
 DATALOADER = re.compile(r"DataLoader.*__next__|dataloader.*next", re.IGNORECASE)
@@ -203,6 +203,30 @@ ENGINE_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
 # A torch.compile'd frame's span on the host: `Torch-Compiled Region: F/N`, frame F's N-th
 # compile (recompilation reads N; sync_stall, the reads made inside one).
 COMPILED_REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)")
+
+# The backward node of an autograd Function written in Python (torch.autograd.Function: its
+# class name then "Backward", where PyTorch's own nodes end in a digit, MmBackward0): its
+# backward runs what the Function's author wrote, outside the autocast region its forward ran
+# in unless the Function is decorated with torch.amp.custom_bwd. torch.compile's
+# CompiledFunction is left out: it keeps the forward's autocast state itself.
+CUSTOM_FUNCTION_NODE = re.compile(
+    r"^autograd::engine::evaluate_function: (?!CompiledFunction)([A-Za-z_]\w*[A-Za-z_])Backward$"
+)
+
+
+def custom_function_of(frame: TraceFrame, rows: np.ndarray) -> np.ndarray:
+    """For each cpu_ops row in `rows`, the row of the custom autograd Function backward node
+    (CUSTOM_FUNCTION_NODE) it ran inside, nested autograd nodes between them or not; -1
+    elsewhere."""
+    ops = frame.cpu_ops
+    mask = name_mask(ops["name"], CUSTOM_FUNCTION_NODE)
+    return nearest_ancestor(ops["parent"].to_numpy(), rows, mask)
+
+
+def custom_function_name(frame: TraceFrame, node: int) -> str:
+    """The Function's class name of a CUSTOM_FUNCTION_NODE row (_ReversibleFunction)."""
+    m = CUSTOM_FUNCTION_NODE.match(str(frame.cpu_ops["name"].iat[node]))
+    return m.group(1) if m else ""
 
 
 def anomaly_checks_per_step(frame: TraceFrame) -> float:

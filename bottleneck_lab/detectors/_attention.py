@@ -40,6 +40,11 @@ FUSED_SDPA_MAX_HEAD_DIM = 128
 BIAS_OPS = frozenset({"aten::add", "aten::add_", "aten::sub", "aten::sub_"})
 # Scores this short are not attention worth a fused kernel (and the fit below has no data there).
 MIN_SEQUENCE = 16
+# Attention multiplies its scores' shape twice a softmax, Q K^T and attn @ V (a baddbmm or a
+# second read of the probabilities allowed for): SDPA computes exactly that. Probabilities that
+# feed an iteration of matmuls are some other algorithm on them (Nystromformer's pseudo-inverse
+# of its landmark kernel: 30 matmuls of 64 x 64 per softmax, holdout 56), which SDPA does not.
+MAX_MATMULS_PER_SOFTMAX = 3
 
 
 @dataclass(frozen=True)
@@ -171,7 +176,7 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     scores = []
     n_steps = max(len(frame.steps), 1)
     for shape, count in shapes.most_common():
-        found = _attention_of(frame, shape, names, batched, forward)
+        found = _attention_of(frame, shape, names, batched, forward, count)
         if found is not None:
             ops_of, head_dim, dtype = found
             region |= ops_of
@@ -240,16 +245,22 @@ def _attention_of(
     names: np.ndarray,
     batched: list[tuple[int, list[list[int]]]],
     forward: np.ndarray,
+    softmaxes: int,
 ) -> tuple[np.ndarray, int, str | None] | None:
-    """For one softmax's score shape, among the `batched` ops (row, parsed input dims) in the
-    steps: the cpu_ops of its attention (a mask over cpu_ops), the
-    head dimension and the dtype of Q K^T, where a forward Q K^T and attn @ V around it exist
-    and no per-head bias is added to it (BIAS_OPS); else None."""
+    """For one softmax's score shape (`softmaxes` of them in the trace's forward), among the
+    `batched` ops (row, parsed input dims) in the steps: the cpu_ops of its attention (a mask
+    over cpu_ops), the head dimension and the dtype of Q K^T, where a forward Q K^T and attn @ V
+    around it exist, no per-head bias is added to it (BIAS_OPS) and no more than
+    MAX_MATMULS_PER_SOFTMAX forward matmuls take tensors of its shape; else None."""
     sq, sk, lead = shape[-2], shape[-1], math.prod(shape[:-2])
     types = frame.cpu_ops["input_type"].to_numpy()
+    parent = frame.cpu_ops["parent"].to_numpy()
+    # aten::matmul runs aten::bmm: one product, counted once
+    outer = ~np.isin(names[np.maximum(parent, 0)], list(BATCHED_MATMUL_OPS)) | (parent < 0)
     region = np.zeros(len(names), dtype=bool)
     head_dims: Counter = Counter()
     has_av = False
+    matmuls = 0
     dtypes: set = set()
     for i, d in batched:
         name = names[i]
@@ -258,6 +269,7 @@ def _attention_of(
             pair = _matmul_operands(name, d)
             if pair is not None and _is_qk(*pair, sq, sk, lead):
                 region[i] = True
+                matmuls += int(forward[i] and outer[i])
                 if forward[i]:
                     head_dims[pair[0][-1]] += 1
                     t = types[i]
@@ -267,6 +279,7 @@ def _attention_of(
                 continue
             if forward[i] and pair is not None and _is_score(pair[0], sq, sk, lead):
                 has_av = True
+                matmuls += int(outer[i])
         if not score_inputs:
             continue
         if forward[i] and name in BIAS_OPS:
@@ -274,7 +287,7 @@ def _attention_of(
             if any(tuple(x[-2:]) == (sq, sk) and x[-3] > 1 for x in other):
                 return None  # a per-head bias: not called replaceable
         region[i] = True
-    if not head_dims or not has_av:
+    if not head_dims or not has_av or matmuls > MAX_MATMULS_PER_SOFTMAX * softmaxes:
         return None
     # under autocast aten::matmul records the FP32 inputs it casts (Qwen2's rotary embeddings
     # leave Q and K in FP32) and the aten::bmm inside it the BF16 it runs in

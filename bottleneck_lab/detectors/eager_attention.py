@@ -15,8 +15,10 @@ longer keeps the probabilities for backward.
 
 Not called replaceable: attention whose scores get a per-head bias of their own size added
 (Swin's relative position bias, DeBERTa's disentangled terms; SDPA takes it only as a float
-mask, never measured here), and SDPA's own math fallback where a mask, a dtype or a shape kept
-the fused kernels away. SDPA's math fallback for inputs the fused kernels take (4-D BF16 or FP16,
+mask, never measured here), probabilities that more matmuls take than Q K^T and attn @ V (an
+iteration on them: Nystromformer's pseudo-inverse of its landmark kernel, which SDPA does not
+compute), and SDPA's own math fallback where a mask, a dtype or a shape kept the fused kernels
+away. SDPA's math fallback for inputs the fused kernels take (4-D BF16 or FP16,
 no mask: _attention.FUSED_SDPA_DTYPES) comes from the user's backend settings: it is this finding,
 with its own fix, let SDPA choose (HF ViT-base pinned to SDPBackend.MATH: 42.9% measured,
 holdout 53).

@@ -201,6 +201,25 @@ def _activations_stay_fp32(frame: TraceFrame) -> bool:
     return int(name_mask(names, FP32_NORM).sum()) > int(name_mask(names, BATCH_NORM).sum())
 
 
+def _custom_backward(frame: TraceFrame, k: pd.DataFrame, k32: pd.DataFrame) -> tuple[str, float]:
+    """The custom autograd Function (facts.CUSTOM_FUNCTION_NODE) whose backward ran the most of
+    the FP32 matrix kernels k32, and its share of their time, where the step's matrix kernels k
+    also ran in half precision (autocast was on, yet the Function's backward ran outside it:
+    HF Reformer's reversible layers recompute each layer there); ("", 0.0) elsewhere."""
+    if not len(k32) or "owner" not in k32 or not k["dtype"].isin(HALF).any():
+        return "", 0.0
+    op = k32["owner"].to_numpy()  # the matrix op that launched each kernel
+    node = np.full(len(op), -1)
+    node[op >= 0] = facts.custom_function_of(frame, op[op >= 0])
+    if not (node >= 0).any():
+        return "", 0.0
+    dur = k32["dur"].to_numpy()
+    by_node = pd.Series(dur[node >= 0]).groupby(node[node >= 0]).sum()
+    by_function = by_node.groupby([facts.custom_function_name(frame, n) for n in by_node.index])
+    total = by_function.sum()
+    return str(total.idxmax()), float(total.max() / max(dur.sum(), 1e-9))
+
+
 def _matrix_kernels(frame: TraceFrame, peak) -> tuple[pd.DataFrame, pd.Series]:
     """The steps' matrix kernels (name, dur, step, dtype, flops) and the matrix FLOPs by dtype:
     from recorded shapes (efficiency.kernel_flops), else estimated from kernel names and times
@@ -399,6 +418,16 @@ def detect(frame: TraceFrame, cfg: Config):
             f"{fp32_pct:.0f}% of {flops} run in plain FP32 (no tensor cores); {target.upper()} "
             f"autocast {saves}"
         )
+    function, in_function = _custom_backward(frame, k, k32)
+    evidence["fp32_kernel_time_in_custom_function_backward_pct"] = round(100 * in_function, 1)
+    evidence["custom_function"] = function or None
+    custom = in_function >= 0.5 and not in_fp64
+    if custom:
+        title = (
+            f"{fp32_pct:.0f}% of {flops} run in FP32 though the step runs half-precision "
+            f"matmuls: {100 * in_function:.0f}% of that FP32 kernel time is in the backward of the "
+            f"autograd Function {function}, which runs outside autocast; under autocast it {saves}"
+        )
     evidence["target_dtype"] = target
     evidence["target_peak_tflops"] = target_peak
     evidence["fp32_kernel_us_per_step"] = round(float(k32["dur"].sum()) / n_steps, 1)
@@ -438,6 +467,16 @@ def detect(frame: TraceFrame, cfg: Config):
         fix = (
             "This GPU has no fast BF16: use torch.autocast('cuda', dtype=torch.float16) with "
             "torch.amp.GradScaler to run matmuls on tensor cores."
+        )
+    if custom:
+        fix = (
+            f"Decorate {function}'s forward with @torch.amp.custom_fwd(device_type='cuda') and its "
+            "backward with @torch.amp.custom_bwd(device_type='cuda'): a custom autograd "
+            "Function's backward runs outside the autocast region that called its forward, so "
+            "what it recomputes and differentiates runs in FP32. For a library's Function, patch "
+            "it before training: fn.forward = staticmethod(torch.amp.custom_fwd(fn.forward, "
+            "device_type='cuda')), fn.backward likewise with custom_bwd (HF Reformer's "
+            "_ReversibleFunction measured 137.6 -> 72.4 ms a step, 47.4%)."
         )
     if in_fp64:
         fix = (

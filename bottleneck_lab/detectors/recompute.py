@@ -30,6 +30,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import pandas as pd
+
 from .. import facts, memory
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..trace import TraceFrame
@@ -123,6 +126,23 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     if saved is not None:
         title += f", saving about {human(saved)}"
+    function = _recomputing_function(frame)
+    evidence["custom_function"] = function or None
+    if function:
+        # the recompute is the Function's own algorithm, not a checkpointing setting to turn off
+        title = (
+            f"The autograd Function {function} re-runs forward ops in its backward ({work}{flops}): "
+            f"~{share:.0f}% of the step"
+        )
+        fix = (
+            f"This recompute is written into {function} itself (reversible layers rebuild their "
+            "inputs from their outputs instead of storing activations; a hand-written checkpoint "
+            "does the same), not a checkpointing setting: removing it means changing that "
+            f"Function or the model, for up to {per_step / 1000:.2f} ms per step where memory "
+            "allows storing the activations."
+        )
+        severity = min(severity_for_share(share), "low", key=SEVERITIES.index)
+        return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
     if fits is False:
         severity = "info"
         fix = (
@@ -155,6 +175,26 @@ def detect(frame: TraceFrame, cfg: Config):
             )
         )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
+
+
+def _recomputing_function(frame: TraceFrame) -> str:
+    """The custom autograd Function (facts.CUSTOM_FUNCTION_NODE, not a checkpoint: its name
+    holds no "Checkpoint") whose backward re-ran most of the recomputed forward ops, or ""."""
+    rows = np.flatnonzero(memory.recompute_rows(frame))
+    if not len(rows):
+        return ""
+    node = facts.custom_function_of(frame, rows)
+    if not (node >= 0).any():
+        return ""
+    counts = pd.Series(node[node >= 0]).value_counts()
+    names = pd.Series(
+        counts.to_numpy(), [facts.custom_function_name(frame, n) for n in counts.index]
+    )
+    names = names.groupby(level=0).sum()
+    names = names.loc[~names.index.str.contains("Checkpoint")]
+    if not len(names) or names.max() < 0.5 * len(rows):
+        return ""
+    return str(names.idxmax())
 
 
 # --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------

@@ -111,6 +111,27 @@ def test_without_attn_at_v_a_softmax_is_not_attention():
     assert eager_attention(frame([QK, softmax()])) is None
 
 
+def test_probabilities_an_iteration_of_matmuls_takes_are_not_attention():
+    """Nystromformer's landmark kernels: softmax, then an iteration of matmuls on the
+    probabilities (its pseudo-inverse: four a round, six rounds). SDPA computes one attn @ V a
+    softmax."""
+    scores, probs_t = [32, 8, 64, 256], [32, 8, 256, 64]
+    kernel = [
+        ("aten::matmul", args([[32, 8, 64, 64], [32, 8, 64, 256]]), 20),
+        softmax(shape=scores),
+    ]
+    iteration = [("aten::matmul", args([scores, probs_t]), 20)] * 24
+    assert eager_attention(frame(kernel + iteration)) is None
+    # one attn @ V after it: attention as SDPA computes it
+    assert eager_attention(frame(kernel + iteration[:1])) is not None
+
+
+def test_nystromformer_is_not_called_eager_attention():
+    path = REPO / "traces" / "zoo" / "nystromformer_healthy" / "healthy.json.gz"
+    (frame_,) = load_trace(path)
+    assert eager_attention(frame_) is None
+
+
 MASK = [32, 1, 256, 256]
 NO_MASK: list = []
 
