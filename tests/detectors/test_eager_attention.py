@@ -132,6 +132,61 @@ def test_nystromformer_is_not_called_eager_attention():
     assert eager_attention(frame_) is None
 
 
+def heads(apart: bool) -> TraceBuilder:
+    """Steps of one layer's attention over 4 x 256 tokens of width 384, 6 heads of 64. Apart:
+    per head, q, k and v projections (aten::linear, weight [64, 384]) and its own Q K^T,
+    softmax and attn @ V on [4, 256, 256] scores (the lecture's Head modules). Else batch and
+    heads as one (nn.MultiheadAttention's [24, 256, 256] scores), from one in-projection of
+    weight [1152, 384]."""
+    x = [4, 256, 384]
+    if apart:
+        q, k_t, scores = [4, 256, 64], [4, 64, 256], [4, 256, 256]
+        head = [("aten::linear", args([x, [64, 384], []]), 20)] * 3
+        per_head = 6
+    else:
+        q, k_t, scores = [24, 256, 64], [24, 64, 256], [24, 256, 256]
+        head = [("aten::linear", args([x, [1152, 384], [1152]]), 60)]
+        per_head = 1
+    attention = [
+        ("aten::bmm", args([q, k_t]), 20),
+        softmax(shape=scores),
+        ("aten::bmm", args([scores, q]), 20),
+    ]
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=900):
+        t = t0 + 2
+        for op in (head + attention) * per_head:
+            launch(b, t, t + 400, op[2], name=op[0], op_args=op[1], op_us=5)
+            t += 6
+    return b
+
+
+def test_attention_a_head_at_a_time_says_so_and_prices_every_heads_ops():
+    (f,) = [x for x in diagnose([load(heads(apart=True))]).findings if x.code == ea.CODE]
+    assert f.evidence["heads_apart"]["heads"] == 6 and f.evidence["heads_apart"]["width"] == 384
+    assert f.evidence["heads_apart"]["projections_per_step"] == 18
+    assert "one head at a time (6 heads of 64" in f.title
+    assert f.fix.startswith("Compute all 6 heads at once: one Linear(384, 1152)")
+
+
+def test_batch_and_heads_as_one_are_not_heads_apart():
+    for apart in (False, True):
+        f = load(heads(apart))
+        att = eager_attention(f)
+        assert att is not None and (ea._heads_apart(f, att) is not None) is apart
+
+
+def test_the_lecture_gpts_head_modules_are_heads_apart():
+    path = REPO / "traces" / "zoo" / "gpt_head_modules" / "bad.json.gz"
+    d = diagnose(load_trace(path), path=str(path))
+    (f,) = [x for x in d.findings if x.code == ea.CODE]
+    # 6 layers of 6 Head modules; their own projections and attention ops, forward and
+    # backward, are 56 ms of the 91 ms a step the host works (the fix measured 78.5%)
+    assert f.evidence["heads_apart"]["heads"] == 6
+    assert f.evidence["heads_apart"]["projections_per_step"] == 108
+    assert d.findings[0].code == ea.CODE
+
+
 MASK = [32, 1, 256, 256]
 NO_MASK: list = []
 
