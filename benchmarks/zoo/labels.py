@@ -211,8 +211,9 @@ ZOO: tuple[Scenario, ...] = (
         "custom_fwd/custom_bwd",
         # measured (H200, thirty-fifth session): 137.64 -> 72.38 ms (47.4% saved): precision.
         # GPU busy 127.26 of 137.64 ms (92%) and 58.74 of 72.38 (81%); torch.compile(model)
-        # measured 11.6% on reformer_healthy, the bad run's very step: fusion allowed there
-        {"bad": Run(_k("precision"), _k("fusion")), "fixed": HEALTHY},
+        # measured 11.6% on reformer_healthy, the bad run's very step, and 63.37 -> 55.90 ms
+        # (11.8%, 17 graph breaks) on the fixed run: fusion allowed on both
+        {"bad": Run(_k("precision"), _k("fusion")), "fixed": COMPILES_FASTER},
         fix_kind="precision",
     ),
 )
@@ -3769,8 +3770,12 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "efficientnet_loader_workers/bad": (1.7,),
     "efficientnet_loader_workers/fixed": (10.6,),
     "cohere_healthy/healthy": (43.2,),
-    # holdout 56, H200, measured after capture, before scoring (Nystromformer: compile failed)
-    "gpt_head_modules/bad": (0.4,),
+    # holdout 56, H200, measured after capture, before scoring (Nystromformer: compile failed;
+    # gpt_head_modules/bad's 0.4% is left out: its fix, one SDPA call over all heads, is the
+    # label's fusion whatever compile gives)
     "gpt_head_modules/fixed": (19.2,),
     "reformer_healthy/healthy": (11.6,),
+    # the calibration pair written after holdout 56 (its bad run is reformer_healthy's step)
+    "reformer_autocast_backward/bad": (11.6,),
+    "reformer_autocast_backward/fixed": (11.8,),
 }
