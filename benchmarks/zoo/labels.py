@@ -3370,6 +3370,34 @@ HOLDOUT56: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 57 (2026-11-28, thirty-fifth session, after holdout 56's changes), rules written and
+# committed before any of them ran on a GPU; no rule was written from these models or setups:
+# HF Swin2SR (x2 super-resolution), timm EfficientNet-B0 with the memory-efficient Swish (a custom
+# autograd Function) and HF Wav2Vec2-Conformer (CTC), each a healthy run.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion. Any other finding >= medium is a false alarm. Provisional labels
+# below, to be set from the measurements before scoring.
+HOLDOUT57: tuple[Scenario, ...] = (
+    Scenario(
+        "swin2sr_healthy",
+        "HF Swin2SR (config: x2, 64 x 64 patches) trained with an L1 loss, 16 patches a step, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "efficientnet_swish_me_healthy",
+        "timm EfficientNet-B0 with the memory-efficient Swish (custom autograd Function) "
+        "training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "wav2vec2_conformer_healthy",
+        "HF Wav2Vec2-Conformer (config: 12 x 768, relative position attention) CTC training on 8 "
+        "clips of 5 s, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3494,6 +3522,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT54
     + HOLDOUT55
     + HOLDOUT56
+    + HOLDOUT57
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -5774,6 +5774,53 @@ def nystromformer_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 57 ---------------------------------------------------------------------------------
+
+
+def swin2sr_healthy(variant: str) -> Built:
+    """HF Swin2SR (config: x2 super-resolution of 64 x 64 patches, its default stages of Swin V2
+    blocks 180 wide, windows of 8, a pixel-shuffle upsampler) trained with an L1 loss against
+    128 x 128 targets, 16 patches a step, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Swin2SRConfig, Swin2SRForImageSuperResolution
+
+    model = Swin2SRForImageSuperResolution(Swin2SRConfig(upscale=2, image_size=64))
+    low = torch.randn(16, 3, 64, 64, device="cuda")
+    high = torch.randn(16, 3, 128, 128, device="cuda")
+    F = torch.nn.functional
+    config = {"model": "swin2sr x2 (config)", "patches": "16 x 64 x 64 -> 128 x 128"}
+    return _hf_train(
+        torch, model, lambda m: F.l1_loss(m(pixel_values=low).reconstruction, high), 16, config
+    )
+
+
+def efficientnet_swish_me_healthy(variant: str) -> Built:
+    """timm EfficientNet-B0 with timm's memory-efficient Swish (act_layer="swish_me": a custom
+    autograd Function that saves its input and recomputes the sigmoid in its backward, as
+    EfficientNet-PyTorch's MemoryEfficientSwish does) trained on 224 x 224 images, batch 128,
+    BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("efficientnet_b0", pretrained=False, act_layer="swish_me")
+    name = "timm efficientnet_b0, act_layer=swish_me"
+    return _image_train(torch, model, name, 128, fixed=True, fused_adamw=True)
+
+
+def wav2vec2_conformer_healthy(variant: str) -> Built:
+    """HF Wav2Vec2-Conformer (config: 12 layers x 768, relative position attention, depthwise
+    convolutions of 31, its convolutional feature encoder) trained with CTC on 8 clips of 5 s
+    of 16 kHz audio (random), 50 labels each from 32 characters, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Wav2Vec2ConformerConfig, Wav2Vec2ConformerForCTC
+
+    model = Wav2Vec2ConformerForCTC(Wav2Vec2ConformerConfig(vocab_size=32, ctc_zero_infinity=True))
+    audio = torch.randn(8, 80000, device="cuda")
+    labels = torch.randint(1, 32, (8, 50), device="cuda")
+    config = {"model": "wav2vec2-conformer 12 x 768 (config), CTC", "audio": "8 x 5 s at 16 kHz"}
+    return _hf_train(torch, model, lambda m: m(input_values=audio, labels=labels).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -5989,6 +6036,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         reformer_healthy,
         nystromformer_healthy,
         reformer_autocast_backward,
+        swin2sr_healthy,
+        efficientnet_swish_me_healthy,
+        wav2vec2_conformer_healthy,
     )
 }
 
