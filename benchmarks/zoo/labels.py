@@ -3373,29 +3373,29 @@ HOLDOUT56: tuple[Scenario, ...] = (
 # Holdout 57 (2026-11-28, thirty-fifth session, after holdout 56's changes), rules written and
 # committed before any of them ran on a GPU; no rule was written from these models or setups:
 # HF Swin2SR (x2 super-resolution), timm EfficientNet-B0 with the memory-efficient Swish (a custom
-# autograd Function) and HF Wav2Vec2-Conformer (CTC), each a healthy run.
+# autograd Function) and HF Wav2Vec2-Conformer (CTC), each a healthy run. The EfficientNet never
+# ran (timm 1.0.29 on the GPU machine has no act_layer "swish_me"; no device time was left to
+# build it otherwise): removed.
 # Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
 # launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
-# capture) allows fusion. Any other finding >= medium is a false alarm. Provisional labels
-# below, to be set from the measurements before scoring.
+# capture) allows fusion. Any other finding >= medium is a false alarm. Labels below set from
+# the measurements (H200), before scoring.
 HOLDOUT57: tuple[Scenario, ...] = (
     Scenario(
         "swin2sr_healthy",
         "HF Swin2SR (config: x2, 64 x 64 patches) trained with an L1 loss, 16 patches a step, BF16 "
         "autocast, fused AdamW",
-        {"healthy": HEALTHY},
-    ),
-    Scenario(
-        "efficientnet_swish_me_healthy",
-        "timm EfficientNet-B0 with the memory-efficient Swish (custom autograd Function) "
-        "training, batch 128, BF16 autocast + channels_last, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured (H200, thirty-fifth session): 264.54 ms a step (GPU busy 239.18, 90%);
+        # torch.compile(model) measured 268.49 -> 117.46 ms (56.3%): fusion allowed
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "wav2vec2_conformer_healthy",
         "HF Wav2Vec2-Conformer (config: 12 x 768, relative position attention) CTC training on 8 "
         "clips of 5 s, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # measured: 59.87 ms a step (GPU busy 28.41, 47%): host_bound and launch_overhead
+        # allowed; compile not measured (the lease's time ran out): no fusion
+        {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
@@ -3807,4 +3807,6 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     # the calibration pair written after holdout 56 (its bad run is reformer_healthy's step)
     "reformer_autocast_backward/bad": (11.6,),
     "reformer_autocast_backward/fixed": (11.8,),
+    # holdout 57, H200, measured after capture, before scoring
+    "swin2sr_healthy/healthy": (56.3,),
 }

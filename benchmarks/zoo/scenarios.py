@@ -5794,19 +5794,6 @@ def swin2sr_healthy(variant: str) -> Built:
     )
 
 
-def efficientnet_swish_me_healthy(variant: str) -> Built:
-    """timm EfficientNet-B0 with timm's memory-efficient Swish (act_layer="swish_me": a custom
-    autograd Function that saves its input and recomputes the sigmoid in its backward, as
-    EfficientNet-PyTorch's MemoryEfficientSwish does) trained on 224 x 224 images, batch 128,
-    BF16 autocast + channels_last, fused AdamW."""
-    torch = _torch()
-    import timm
-
-    model = timm.create_model("efficientnet_b0", pretrained=False, act_layer="swish_me")
-    name = "timm efficientnet_b0, act_layer=swish_me"
-    return _image_train(torch, model, name, 128, fixed=True, fused_adamw=True)
-
-
 def wav2vec2_conformer_healthy(variant: str) -> Built:
     """HF Wav2Vec2-Conformer (config: 12 layers x 768, relative position attention, depthwise
     convolutions of 31, its convolutional feature encoder) trained with CTC on 8 clips of 5 s
@@ -6037,7 +6024,6 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         nystromformer_healthy,
         reformer_autocast_backward,
         swin2sr_healthy,
-        efficientnet_swish_me_healthy,
         wav2vec2_conformer_healthy,
     )
 }
