@@ -22,6 +22,11 @@ Without recorded shapes (record_shapes=False) the same estimate reads the precis
 names (sgemm/ffma/"float" is FP32, tf32/s1688 TF32, bf16/f16 half) under ops known by name to be
 matrix and elementwise work, and takes an FP32 kernel's FLOPs as its time at the share of the
 FP32 peak such kernels reach (0.65); the evidence's flops_source says which.
+FP32 matmuls that run inside the backward of a custom autograd Function while the step's other
+matmuls run in half precision are that Function's backward running outside autocast (it does,
+unless the Function is decorated with torch.amp.custom_bwd): where they are at least half the
+FP32 kernel time, the title names the Function and the fix is custom_fwd/custom_bwd (HF
+Reformer's reversible layers: 74% of its FLOPs, 47.4% measured once decorated, holdout 56).
 In a half-precision step, BF16/FP16 matmuls with a dimension off a multiple of 8 are named;
 where that dimension is the vocabulary (the largest embedding table's rows: an LM head of
 32,001 after a pad token was added), their kernels' time beyond what the step's aligned matmuls

@@ -12,6 +12,10 @@ the recompute instead: selective checkpointing (save the matmul outputs, recompu
 pointwise ops: `torch.utils.checkpoint.create_selective_checkpoint_contexts`), or checkpoint
 every other block.
 
+Not a setting: where most recomputed ops run inside a custom autograd Function's backward whose
+name says no checkpoint (HF Reformer's reversible layers rebuild their inputs there), the
+recompute is that Function's design; the finding names it and is at most low.
+
 Estimate: what the step saves without the recompute: its kernels' GPU time, and the host time of
 the backward nodes that re-ran forward work less their own backward ops (the re-run ops plus the
 bookkeeping around them), less the profiler's share, taken by the side that sets the step's
