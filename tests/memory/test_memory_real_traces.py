@@ -140,7 +140,25 @@ def _captured_traces() -> list[Path]:
     )
 
 
-@pytest.mark.parametrize("path", _captured_traces(), ids=lambda p: f"{p.parent.name}/{p.name}")
+# Runs whose work changes from step to step, so the allocator's peak over the profiled window
+# (the schedule's unrecorded warm-up steps included) need not be a recorded step's.
+PEAK_OFF = {
+    "wav2vec2_conformer_healthy/healthy.json.gz": "HF Wav2Vec2-Conformer trains with LayerDrop "
+    "(0.1, its config's default): the recorded steps ran 9, 11 and 11 of its 12 layers, and "
+    "max_memory_allocated (6.25 GB) is 2.2% over the recorded peak (6.12 GB)",
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PEAK_OFF[k]))
+        if (k := f"{p.parent.name}/{p.name}") in PEAK_OFF
+        else p
+        for p in _captured_traces()
+    ],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
 def test_every_shipped_trace_peak_matches_max_memory_allocated(path):
     """The zoo's and the demos' peak memory from [memory] events against the allocator's own
     max_memory_allocated() over the profiled steps."""
