@@ -214,19 +214,17 @@ CUSTOM_FUNCTION_NODE = re.compile(
 )
 
 
-def custom_function_of(frame: TraceFrame, rows: np.ndarray) -> np.ndarray:
-    """For each cpu_ops row in `rows`, the row of the custom autograd Function backward node
-    (CUSTOM_FUNCTION_NODE) it ran inside, nested autograd nodes between them or not; -1
-    elsewhere."""
+def by_custom_function(frame: TraceFrame, rows: np.ndarray, weights: np.ndarray) -> pd.Series:
+    """`weights` of the cpu_ops `rows` summed by the custom autograd Function (its class name,
+    _ReversibleFunction) whose backward node (CUSTOM_FUNCTION_NODE) each ran inside, nested
+    autograd nodes between them or not; rows inside none are left out."""
     ops = frame.cpu_ops
     mask = name_mask(ops["name"], CUSTOM_FUNCTION_NODE)
-    return nearest_ancestor(ops["parent"].to_numpy(), rows, mask)
-
-
-def custom_function_name(frame: TraceFrame, node: int) -> str:
-    """The Function's class name of a CUSTOM_FUNCTION_NODE row (_ReversibleFunction)."""
-    m = CUSTOM_FUNCTION_NODE.match(str(frame.cpu_ops["name"].iat[node]))
-    return m.group(1) if m else ""
+    node = nearest_ancestor(ops["parent"].to_numpy(), rows, mask)
+    inside = node >= 0
+    by_node = pd.Series(weights[inside]).groupby(node[inside]).sum()
+    names = [CUSTOM_FUNCTION_NODE.match(str(ops["name"].iat[n])).group(1) for n in by_node.index]
+    return by_node.groupby(names).sum()
 
 
 def anomaly_checks_per_step(frame: TraceFrame) -> float:

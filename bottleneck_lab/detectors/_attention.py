@@ -191,18 +191,18 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     if not scores:
         return None
     if any(sc.sdpa_fallback for sc in scores):
-        region |= _fallback_region(ops, rows, in_step & (fallback >= 0))
+        region |= with_backward_nodes(ops, rows, in_step & (fallback >= 0))
     trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
     kernels = nearest_ancestor(parent, frame.gpu_ops["op"].to_numpy(), region) >= 0
     return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region))
 
 
-def _fallback_region(ops, rows: np.ndarray, inside: np.ndarray) -> np.ndarray:
-    """The cpu_ops a fused kernel replaces where SDPA ran its math fallback: every op `inside`
-    the fallback (its casts to FP32 and copies as well as the attention proper) and every
-    backward node autograd ran for them (matched by sequence number), with what runs under those.
-    HF ViT-base pinned to the math backend: 24.4 ms of kernels a step, 20.2 ms of them on the
-    scores."""
+def with_backward_nodes(ops, rows: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """The cpu_ops `inside` (a mask) and every backward node in the steps that autograd ran for
+    them (matched by sequence number), with what runs under those: what a fix that replaces
+    those ops removes, forward and backward (SDPA's math fallback, all of it: HF ViT-base pinned
+    to the math backend, 24.4 ms of kernels a step, 20.2 ms of them on the scores; attention
+    run a head at a time, its projections included)."""
     seq = ops["seq"].to_numpy()
     forward = np.unique(seq[inside & (seq >= 0)])
     nodes = name_mask(ops["name"], facts.ENGINE_NODE) & np.isin(seq, forward)

@@ -53,9 +53,9 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak
 from ..trace import TraceFrame
-from ..trace.frame import name_mask, nearest_ancestor
+from ..trace.frame import nearest_ancestor
 from ..trace.synth import TraceBuilder
-from ._attention import Scores, eager_attention
+from ._attention import Scores, eager_attention, with_backward_nodes
 from ._common import cost, fused_step_saving_us, host_us_of_kernels
 from ._examples import BF16, launch, steps
 
@@ -265,12 +265,7 @@ def _heads_apart(frame: TraceFrame, att) -> HeadsApart | None:
     mine[att.ops] = True
     rows_all = np.arange(len(ops))
     inside = nearest_ancestor(parent, rows_all, mine) >= 0
-    seq = ops["seq"].to_numpy()
-    backward = name_mask(ops["name"], facts.ENGINE_NODE) & np.isin(
-        seq, np.unique(seq[inside & (seq >= 0)])
-    )
-    region = inside | (nearest_ancestor(parent, rows_all, backward) >= 0)
-    region &= ops["step"].to_numpy() >= 0
+    region = with_backward_nodes(ops, rows_all, inside) & (ops["step"].to_numpy() >= 0)
     outermost = region & ~(region[np.maximum(parent, 0)] & (parent >= 0))
     recorded = float(ops["dur"].to_numpy()[outermost].sum())
     host_us = min(

@@ -214,14 +214,10 @@ def _custom_backward(frame: TraceFrame, k: pd.DataFrame, k32: pd.DataFrame) -> t
     if not len(k32) or "owner" not in k32 or not k["dtype"].isin(HALF).any():
         return "", 0.0
     op = k32["owner"].to_numpy()  # the matrix op that launched each kernel
-    node = np.full(len(op), -1)
-    node[op >= 0] = facts.custom_function_of(frame, op[op >= 0])
-    if not (node >= 0).any():
-        return "", 0.0
     dur = k32["dur"].to_numpy()
-    by_node = pd.Series(dur[node >= 0]).groupby(node[node >= 0]).sum()
-    by_function = by_node.groupby([facts.custom_function_name(frame, n) for n in by_node.index])
-    total = by_function.sum()
+    total = facts.by_custom_function(frame, op[op >= 0], dur[op >= 0])
+    if not len(total):
+        return "", 0.0
     return str(total.idxmax()), float(total.max() / max(dur.sum(), 1e-9))
 
 

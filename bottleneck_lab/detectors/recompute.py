@@ -35,7 +35,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from .. import facts, memory
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
@@ -187,14 +186,9 @@ def _recomputing_function(frame: TraceFrame) -> str:
     rows = np.flatnonzero(memory.recompute_rows(frame))
     if not len(rows):
         return ""
-    node = facts.custom_function_of(frame, rows)
-    if not (node >= 0).any():
+    names = facts.by_custom_function(frame, rows, np.ones(len(rows)))
+    if not len(names):
         return ""
-    counts = pd.Series(node[node >= 0]).value_counts()
-    names = pd.Series(
-        counts.to_numpy(), [facts.custom_function_name(frame, n) for n in counts.index]
-    )
-    names = names.groupby(level=0).sum()
     names = names.loc[~names.index.str.contains("Checkpoint")]
     if not len(names) or names.max() < 0.5 * len(rows):
         return ""

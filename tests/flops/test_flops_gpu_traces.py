@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import xfail_listed
 
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.op_flops import op_costs
@@ -161,12 +162,9 @@ PROFILER_FREE_STEP_OFF = {
 
 @pytest.mark.parametrize(
     "trace",
-    [
-        pytest.param(t, marks=pytest.mark.xfail(strict=True, reason=PROFILER_FREE_STEP_OFF[k]))
-        if (k := f"{t.parents[1].name}/{t.parent.name}/{t.name}") in PROFILER_FREE_STEP_OFF
-        else t
-        for t in TRACES
-    ],
+    xfail_listed(
+        TRACES, lambda t: f"{t.parents[1].name}/{t.parent.name}/{t.name}", PROFILER_FREE_STEP_OFF
+    ),
     ids=lambda p: f"{p.parents[1].name}/{p.parent.name}/{p.name}",
 )
 def test_achieved_tflops_without_the_profiler_track_the_synchronised_step(trace):

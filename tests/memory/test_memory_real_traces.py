@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import EXTERNAL_TRACES, REPO
+from conftest import EXTERNAL_TRACES, REPO, xfail_listed
 
 from bottleneck_lab import memory
 from bottleneck_lab.detectors import activation_memory, memory_capacity, recompute
@@ -151,12 +151,7 @@ PEAK_OFF = {
 
 @pytest.mark.parametrize(
     "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PEAK_OFF[k]))
-        if (k := f"{p.parent.name}/{p.name}") in PEAK_OFF
-        else p
-        for p in _captured_traces()
-    ],
+    xfail_listed(_captured_traces(), lambda p: f"{p.parent.name}/{p.name}", PEAK_OFF),
     ids=lambda p: f"{p.parent.name}/{p.name}",
 )
 def test_every_shipped_trace_peak_matches_max_memory_allocated(path):
