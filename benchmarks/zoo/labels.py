@@ -3398,6 +3398,52 @@ HOLDOUT57: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 58 (2026-11-28, thirty-sixth session), rules written and committed before any of them
+# ran on a GPU; no rule was written from these models or setups: SimCLR pre-training (torchvision
+# ResNet-50 + projection head) with its NT-Xent loss written anchor by anchor in a Python loop vs as
+# one similarity matrix; HF FNet (FFT token mixing), HF VideoMAE (video classification), HF UperNet
+# on ConvNeXt-T (semantic segmentation) and BERT-base with a linear-chain CRF (pytorch-crf's forward
+# algorithm, one position at a time), each a healthy run.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then the bad run's diagnosis is host_bound or launch_overhead (the loop is per-op dispatch), and
+# the fixed run is healthy; a fix under 10% makes both runs healthy. On every run: a GPU busy under
+# 80% of the synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10%
+# faster (compile_savings.py --model-only, after capture) allows fusion. Any other finding >=
+# medium is a false alarm. Provisional labels below, to be set from the measurements before
+# scoring.
+HOLDOUT58: tuple[Scenario, ...] = (
+    Scenario(
+        "simclr_ntxent_loop",
+        "SimCLR: torchvision ResNet-50 + projection head on 2 x 128 views at 160 x 160, BF16 + "
+        "channels_last: NT-Xent anchor by anchor in a Python loop vs one similarity matrix",
+        {"bad": Run(_k("host_bound", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="host_bound",
+    ),
+    Scenario(
+        "fnet_healthy",
+        "HF FNet (config: 12 x 768, FFT token mixing) masked-LM training on 16 x 512 tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "videomae_healthy",
+        "HF VideoMAE (config: ViT-B, 16 frames at 224 x 224) video classification training, 4 "
+        "clips a step, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "upernet_convnext_healthy",
+        "HF UperNet on ConvNeXt-T (config) semantic segmentation training, 8 x 512 x 512, 150 "
+        "classes, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "bert_crf_ner_healthy",
+        "BERT-base (config) + linear-chain CRF (forward algorithm per position) tagging 32 x 128 "
+        "tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3523,6 +3569,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT55
     + HOLDOUT56
     + HOLDOUT57
+    + HOLDOUT58
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -5808,6 +5808,162 @@ def wav2vec2_conformer_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_values=audio, labels=labels).loss, 8, config)
 
 
+# ---- holdout 58 ---------------------------------------------------------------------------------
+
+
+def _simclr_loss_loop(torch, z):
+    """NT-Xent written anchor by anchor, as tutorials write it: for each of the 2N embeddings its
+    similarities to all others, the positive (the other view of its image) against a logsumexp
+    over all but itself."""
+    n = z.shape[0] // 2
+    total = 0.0
+    for i in range(2 * n):
+        sims = (z[i : i + 1] @ z.T).squeeze(0) / 0.1
+        positive = sims[(i + n) % (2 * n)]
+        others = torch.cat([sims[:i], sims[i + 1 :]])
+        total = total + torch.logsumexp(others, 0) - positive
+    return total / (2 * n)
+
+
+def _simclr_loss(torch, z):
+    """NT-Xent over the batch at once: one similarity matrix, the diagonal masked, cross-entropy
+    against each embedding's other view."""
+    n = z.shape[0] // 2
+    sims = (z @ z.T) / 0.1
+    sims = sims.masked_fill(torch.eye(2 * n, dtype=torch.bool, device=z.device), float("-inf"))
+    targets = torch.cat([torch.arange(n, 2 * n), torch.arange(0, n)]).to(z.device)
+    return torch.nn.functional.cross_entropy(sims, targets)
+
+
+def simclr_ntxent_loop(variant: str) -> Built:
+    """SimCLR pre-training: torchvision ResNet-50 with a 2048-2048-128 projection head on two
+    augmented views of 128 images (160 x 160, augmented before the step), BF16 autocast +
+    channels_last, fused AdamW; the NT-Xent loss over the 256 embeddings written anchor by anchor
+    in a Python loop (bad) vs as one similarity matrix and a cross-entropy (fixed)."""
+    torch = _torch()
+    import torchvision
+
+    nn = torch.nn
+    model = torchvision.models.resnet50(weights=None)
+    model.fc = nn.Sequential(nn.Linear(2048, 2048), nn.ReLU(inplace=True), nn.Linear(2048, 128))
+    model = model.cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)
+    views = torch.randn(256, 3, 160, 160, device="cuda").to(memory_format=torch.channels_last)
+    run = _as_run(torch, model)
+    loss = _simclr_loss if variant == "fixed" else _simclr_loss_loop
+
+    def loss_of():
+        z = torch.nn.functional.normalize(run(views).float(), dim=1)
+        return loss(torch, z)
+
+    config = {
+        "model": "resnet50 + projection head (SimCLR)",
+        "views": "2 x 128 at 160 x 160",
+        "loss": "one matrix" if variant == "fixed" else "per anchor, Python loop",
+        "autocast": "bf16",
+        "channels_last": True,
+        "optimizer": "AdamW(fused)",
+    }
+    return Built(_train_step(torch, opt, loss_of), 128, config)
+
+
+def fnet_healthy(variant: str) -> Built:
+    """HF FNet (config: 12 layers x 768, token mixing by a 2-D FFT instead of attention, cuFFT
+    kernels) masked-LM training on 16 x 512 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import FNetConfig, FNetForMaskedLM
+
+    cfg = FNetConfig()
+    model = FNetForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    config = {"model": "fnet-base sizes (config)", "tokens": "16 x 512"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config)
+
+
+def videomae_healthy(variant: str) -> Built:
+    """HF VideoMAE (config: ViT-B over 16 frames at 224 x 224 in tubelets of 2, 1,568 tokens a
+    clip) video classification training, 4 clips a step, 400 classes, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import VideoMAEConfig, VideoMAEForVideoClassification
+
+    model = VideoMAEForVideoClassification(VideoMAEConfig(num_labels=400))
+    clips = torch.randn(4, 16, 3, 224, 224, device="cuda")
+    labels = torch.randint(0, 400, (4,), device="cuda")
+    config = {"model": "videomae-base sizes (config)", "clips": "4 x 16 x 224 x 224"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=clips, labels=labels).loss, 4, config)
+
+
+def upernet_convnext_healthy(variant: str) -> Built:
+    """HF UperNet (pyramid pooling + FPN decoder, an FCN auxiliary head) on a ConvNeXt-T backbone
+    (config) trained for semantic segmentation of 8 images of 512 x 512 into 150 classes (ADE20K's
+    sizes), BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import ConvNextConfig, UperNetConfig, UperNetForSemanticSegmentation
+
+    # sizes as lists: transformers 5.17's defaults are tuples, which its ConvNeXt backbone
+    # cannot concatenate to a list
+    backbone = ConvNextConfig(
+        hidden_sizes=[96, 192, 384, 768],
+        depths=[3, 3, 9, 3],
+        out_features=["stage1", "stage2", "stage3", "stage4"],
+    )
+    model = UperNetForSemanticSegmentation(UperNetConfig(backbone_config=backbone, num_labels=150))
+    images = torch.randn(8, 3, 512, 512, device="cuda")
+    labels = torch.randint(0, 150, (8, 512, 512), device="cuda")
+    config = {"model": "upernet + convnext-tiny (config)", "images": "8 x 512 x 512, 150 classes"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=images, labels=labels).loss, 8, config)
+
+
+def _bert_crf(torch, n_tags: int = 9):
+    """BERT-base (config) with a linear emission layer and a linear-chain CRF whose loss is
+    pytorch-crf's: the gold path's score in one pass, the partition function by the forward
+    algorithm, one position at a time (logsumexp over the previous tag, masked by length)."""
+    from transformers import BertConfig, BertModel
+
+    nn = torch.nn
+
+    class BertCrf(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = BertModel(BertConfig(), add_pooling_layer=False)
+            self.emit = nn.Linear(768, n_tags)
+            self.trans = nn.Parameter(0.1 * torch.randn(n_tags, n_tags))
+            self.start = nn.Parameter(0.1 * torch.randn(n_tags))
+            self.end = nn.Parameter(0.1 * torch.randn(n_tags))
+
+        def forward(self, ids, mask, tags):
+            hidden = self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+            em = self.emit(hidden).float()
+            m = mask.bool()
+            gold = self.start[tags[:, 0]] + em[:, 0].gather(1, tags[:, :1]).squeeze(1)
+            steps = self.trans[tags[:, :-1], tags[:, 1:]]
+            steps = steps + em[:, 1:].gather(2, tags[:, 1:, None]).squeeze(2)
+            gold = gold + (steps * m[:, 1:]).sum(1)
+            last = tags.gather(1, (m.sum(1) - 1)[:, None]).squeeze(1)
+            gold = gold + self.end[last]
+            alpha = self.start + em[:, 0]
+            for t in range(1, em.shape[1]):
+                nxt = torch.logsumexp(alpha[:, :, None] + self.trans + em[:, t, None, :], dim=1)
+                alpha = torch.where(m[:, t, None], nxt, alpha)
+            return (torch.logsumexp(alpha + self.end, dim=1) - gold).mean()
+
+    return BertCrf()
+
+
+def bert_crf_ner_healthy(variant: str) -> Built:
+    """Named-entity tagging as BERT-CRF taggers train: BERT-base (config) + a CRF (_bert_crf,
+    9 tags) on 32 sentences padded to 128 tokens (lengths 64-128), BF16 autocast, fused AdamW."""
+    torch = _torch()
+    model = _bert_crf(torch).cuda()
+    ids = torch.randint(0, 30522, (32, 128), device="cuda")
+    lengths = torch.randint(64, 129, (32, 1), device="cuda")
+    mask = (torch.arange(128, device="cuda")[None, :] < lengths).long()
+    tags = torch.randint(0, 9, (32, 128), device="cuda")
+    config = {"model": "bert-base (config) + CRF, 9 tags", "tokens": "32 x 128 (64-128 real)"}
+    return _hf_train(torch, model, lambda m: m(ids, mask, tags), 32, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6025,6 +6181,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         reformer_autocast_backward,
         swin2sr_healthy,
         wav2vec2_conformer_healthy,
+        simclr_ntxent_loop,
+        fnet_healthy,
+        videomae_healthy,
+        upernet_convnext_healthy,
+        bert_crf_ner_healthy,
     )
 }
 
