@@ -3401,9 +3401,12 @@ HOLDOUT57: tuple[Scenario, ...] = (
 # Holdout 58 (2026-11-28, thirty-sixth session), rules written and committed before any of them
 # ran on a GPU; no rule was written from these models or setups: SimCLR pre-training (torchvision
 # ResNet-50 + projection head) with its NT-Xent loss written anchor by anchor in a Python loop vs as
-# one similarity matrix; HF FNet (FFT token mixing), HF VideoMAE (video classification), HF UperNet
-# on ConvNeXt-T (semantic segmentation) and BERT-base with a linear-chain CRF (pytorch-crf's forward
-# algorithm, one position at a time), each a healthy run.
+# one similarity matrix; HF VideoMAE (video classification), HF UperNet on ConvNeXt-T (semantic
+# segmentation) and BERT-base with a linear-chain CRF (pytorch-crf's forward algorithm, one
+# position at a time), each a healthy run; HF FNet (FFT token mixing), first a healthy run under
+# BF16 autocast, failed to run (cuFFT has no BF16 kernel) and became a pair before any analysis:
+# FP32 with default flags vs TF32 matmuls allowed (its fix counts at >= 10%, then precision is the
+# bad run's diagnosis).
 # Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
 # then the bad run's diagnosis is host_bound or launch_overhead (the loop is per-op dispatch), and
 # the fixed run is healthy; a fix under 10% makes both runs healthy. On every run: a GPU busy under
@@ -3420,10 +3423,11 @@ HOLDOUT58: tuple[Scenario, ...] = (
         fix_kind="host_bound",
     ),
     Scenario(
-        "fnet_healthy",
-        "HF FNet (config: 12 x 768, FFT token mixing) masked-LM training on 16 x 512 tokens, BF16 "
-        "autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        "fnet_tf32",
+        "HF FNet (config: 12 x 768, FFT token mixing) masked-LM training on 16 x 512 tokens in "
+        "FP32 (its FFT has no BF16 kernel), fused AdamW: default flags vs TF32 matmuls",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
     ),
     Scenario(
         "videomae_healthy",

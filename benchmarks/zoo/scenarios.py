@@ -5867,17 +5867,26 @@ def simclr_ntxent_loop(variant: str) -> Built:
     return Built(_train_step(torch, opt, loss_of), 128, config)
 
 
-def fnet_healthy(variant: str) -> Built:
+def fnet_tf32(variant: str) -> Built:
     """HF FNet (config: 12 layers x 768, token mixing by a 2-D FFT instead of attention, cuFFT
-    kernels) masked-LM training on 16 x 512 tokens, BF16 autocast, fused AdamW."""
+    kernels) masked-LM training on 16 x 512 tokens, fused AdamW, in FP32: its FFT has no BF16
+    kernel, so BF16 autocast fails (cuFFT: "Unsupported dtype BFloat16"). Default flags (bad: FP32
+    matmuls) vs TF32 matmuls allowed (fixed: torch.set_float32_matmul_precision("high"))."""
     torch = _torch()
     from transformers import FNetConfig, FNetForMaskedLM
 
+    torch.backends.cuda.matmul.allow_tf32 = variant == "fixed"
     cfg = FNetConfig()
     model = FNetForMaskedLM(cfg)
     ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
-    config = {"model": "fnet-base sizes (config)", "tokens": "16 x 512"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config)
+    config = {
+        "model": "fnet-base sizes (config)",
+        "tokens": "16 x 512",
+        "matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+    }
+    return _hf_train(
+        torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config, bf16=False
+    )
 
 
 def videomae_healthy(variant: str) -> Built:
@@ -6182,7 +6191,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         swin2sr_healthy,
         wav2vec2_conformer_healthy,
         simclr_ntxent_loop,
-        fnet_healthy,
+        fnet_tf32,
         videomae_healthy,
         upernet_convnext_healthy,
         bert_crf_ner_healthy,
