@@ -5973,6 +5973,50 @@ def bert_crf_ner_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(ids, mask, tags), 32, config)
 
 
+# ---- calibration pairs written after holdout 58 --------------------------------------------------
+
+
+def _interpolate_in_fp32(torch) -> None:
+    """What a user does about slow 16-bit bilinear upsampling: F.interpolate on a BF16/FP16
+    tensor computes in FP32 and casts back (x.float() before the call, .to(dtype) after), so
+    its backward accumulates with FP32 atomics. Patched process-wide: each run is a process."""
+    F = torch.nn.functional
+    plain = F.interpolate
+
+    def interpolate(x, *args, **kwargs):
+        if x.dtype in (torch.bfloat16, torch.float16):
+            return plain(x.float(), *args, **kwargs).to(x.dtype)
+        return plain(x, *args, **kwargs)
+
+    F.interpolate = interpolate
+
+
+def upernet_interpolate_fp32(variant: str) -> Built:
+    """upernet_convnext_healthy's step as it runs (bad: UperNet's bilinear upsampling runs in
+    BF16 under autocast, and its backward kernel accumulates with 16-bit atomics) vs with
+    F.interpolate computed in FP32 (fixed). Written after holdout 58 showed that backward at 48%
+    of the GPU time."""
+    torch = _torch()
+    if variant == "fixed":
+        _interpolate_in_fp32(torch)
+    built = upernet_convnext_healthy("healthy")
+    return replace(
+        built, config={**built.config, "interpolate": "fp32" if variant == "fixed" else "bf16"}
+    )
+
+
+def deeplab_interpolate_fp32(variant: str) -> Built:
+    """deeplab_batch_class_weights' fixed step (its logits upsampled to 512 x 512 in BF16) as it
+    runs (bad) vs with F.interpolate computed in FP32 (fixed)."""
+    torch = _torch()
+    if variant == "fixed":
+        _interpolate_in_fp32(torch)
+    built = deeplab_batch_class_weights("fixed")
+    return replace(
+        built, config={**built.config, "interpolate": "fp32" if variant == "fixed" else "bf16"}
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6195,6 +6239,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         videomae_healthy,
         upernet_convnext_healthy,
         bert_crf_ner_healthy,
+        upernet_interpolate_fp32,
+        deeplab_interpolate_fp32,
     )
 }
 
