@@ -217,17 +217,10 @@ ZOO: tuple[Scenario, ...] = (
         fix_kind="precision",
     ),
     # Written after holdout 58, whose UperNet spent 48% of its GPU time in the backward of
-    # bilinear upsampling (BF16 under autocast: 16-bit atomics): that upsampling in FP32.
+    # bilinear upsampling on NCHW tensors (an atomic scatter): the model in channels_last.
     Scenario(
-        "upernet_interpolate_fp32",
-        "HF UperNet on ConvNeXt-T (config), 8 x 512 x 512, BF16 autocast: bilinear upsampling in "
-        "BF16 vs in FP32",
-        {"bad": HEALTHY, "fixed": HEALTHY},
-    ),
-    Scenario(
-        "deeplab_interpolate_fp32",
-        "torchvision DeepLabV3-MobileNetV3 segmentation, 16 x 512 x 512, BF16 + channels_last: "
-        "the logits' bilinear upsampling in BF16 vs in FP32",
+        "upernet_channels_last",
+        "HF UperNet on ConvNeXt-T (config), 8 x 512 x 512, BF16 autocast: NCHW vs channels_last",
         {"bad": HEALTHY, "fixed": HEALTHY},
     ),
 )
