@@ -5973,36 +5973,6 @@ def bert_crf_ner_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(ids, mask, tags), 32, config)
 
 
-# ---- calibration pairs written after holdout 58 --------------------------------------------------
-
-
-def upernet_channels_last(variant: str) -> Built:
-    """upernet_convnext_healthy's step as it runs (bad: NCHW, whose bilinear upsampling backward,
-    FP32 under autocast, scatters with atomics: 48% of its GPU time in holdout 58) vs model and
-    images in channels_last (fixed: the NHWC kernels). Written after holdout 58. A first fix,
-    F.interpolate on FP32 inputs, measured nothing (130.76 -> 133.81 ms): autocast already runs
-    upsampling in FP32."""
-    torch = _torch()
-    built = upernet_convnext_healthy("healthy")
-    if variant != "fixed":
-        return built
-    from transformers import ConvNextConfig, UperNetConfig, UperNetForSemanticSegmentation
-
-    torch.manual_seed(0)
-    backbone = ConvNextConfig(
-        hidden_sizes=[96, 192, 384, 768],
-        depths=[3, 3, 9, 3],
-        out_features=["stage1", "stage2", "stage3", "stage4"],
-    )
-    model = UperNetForSemanticSegmentation(UperNetConfig(backbone_config=backbone, num_labels=150))
-    model = model.to(memory_format=torch.channels_last)
-    images = torch.randn(8, 3, 512, 512, device="cuda").to(memory_format=torch.channels_last)
-    labels = torch.randint(0, 150, (8, 512, 512), device="cuda")
-    config = {"model": "upernet + convnext-tiny (config)", "images": "8 x 512 x 512, 150 classes"}
-    config["channels_last"] = True
-    return _hf_train(torch, model, lambda m: m(pixel_values=images, labels=labels).loss, 8, config)
-
-
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6225,7 +6195,6 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         videomae_healthy,
         upernet_convnext_healthy,
         bert_crf_ner_healthy,
-        upernet_channels_last,
     )
 }
 
