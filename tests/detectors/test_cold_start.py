@@ -22,13 +22,8 @@ COLD = TRACES / "zoo" / "cold_start" / "cold.json.gz"
 # a new sequence length every step (holdout 33): its first profiled step met a length the warm-up
 # had not, and cuDNN's attention built a plan for it (tested below)
 DYNAMIC = TRACES / "zoo" / "bert_dynamic_padding_healthy" / "healthy.json.gz"
-# its first profiled step took 328 ms against 209 for the next two, one cudaLaunchKernel of the
-# FP32 LM head's GEMM loading its module for 36.7 ms with the GPU idle (holdout 50; tested below)
-FIRST_LAUNCH = TRACES / "zoo" / "qwen2_fp32_lm_head" / "bad.json.gz"
 STEADY = sorted(
-    p
-    for p in TRACES.glob("*/*/*.json.gz")
-    if p.parent.name != "cold_start" and p not in (DYNAMIC, FIRST_LAUNCH)
+    p for p in TRACES.glob("*/*/*.json.gz") if p.parent.name != "cold_start" and p != DYNAMIC
 )
 
 
@@ -78,17 +73,28 @@ def test_no_start_up_in_steady_state_traces(path):
     assert facts.startup_us(frame) < 0.02 * facts.step_stats(frame).total_us
 
 
-def test_a_module_loaded_on_a_first_launch_inside_the_window_is_start_up():
-    # Qwen2 with its LM head in FP32 (holdout 50): in the first profiled step the head's SIMT
-    # GEMM was launched with its module not yet loaded, though warm-up steps had run the same
-    # step; the one-off is that step's alone, and no later step pays it
-    d, f = cold_finding(FIRST_LAUNCH)
-    assert f is not None and f.severity == "low"
-    assert list(f.evidence["us_by_what"]) == ["module loading on first launch"]
-    assert f.evidence["seen_in"] == "the first step only"
-    (call,) = f.evidence["largest_calls"]
-    assert call["call"] == "cudaLaunchKernel" and call["us"] > 30_000
-    assert "f32f32" in f.evidence["largest_gaps"][0]["next_gpu_op"]
+def test_a_long_launch_of_a_kernel_that_already_ran_is_no_module_loading():
+    # a kernel's module loads on its first launch; a launch held up once after the kernel had
+    # run is a stall, not start-up (HF UperNet, holdout 58: the 147th launch of its first
+    # profiled step, a BF16 copy kernel run 106 times before it, took 47 ms with the GPU idle and
+    # was a medium "module loading" finding; Qwen2's FP32-head run the same at 37 ms, a low one)
+    def trace(ran_before: bool) -> TraceBuilder:
+        b = TraceBuilder()
+        for i in range(STEPS):
+            t0 = i * STEP_US
+            b.step(i + 1, t0, 700 if i == 0 else 60)
+            launch(b, t0 + 10, t0 + 20, 180, kernel="gemm_b" if ran_before else "gemm_a")
+            if i == 0:
+                launch(b, t0 + 40, t0 + 530, 100, kernel="gemm_b", op_us=640)
+            else:
+                launch(b, t0 + 40, t0 + 200, 100, kernel="gemm_b")
+        return b
+
+    _, first = cold_finding("first", [load(trace(ran_before=False))])
+    assert first is not None
+    assert list(first.evidence["us_by_what"]) == ["module loading on first launch"]
+    _, again = cold_finding("again", [load(trace(ran_before=True))])
+    assert again is None
 
 
 def test_cuda_initialisation_in_an_external_trace_is_start_up():
