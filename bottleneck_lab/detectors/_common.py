@@ -57,6 +57,36 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
     return out
 
 
+def kernels_by_call(frame: TraceFrame, kernels: pd.DataFrame, top: int = 5) -> list[dict]:
+    """The calls that launch the most of `kernels` (rows of frame.gpu_ops in the steps), each
+    kernel counted under the autograd node that ran it in the backward, else under the outermost
+    aten op above it: the call the Python code made (aten::logsumexp, not the amax inside it).
+    Per step: how many times each was called and how many kernels it launched."""
+    ops = frame.cpu_ops
+    parent = ops["parent"].to_numpy()
+    start = kernels["op"].to_numpy()
+    node = nearest_ancestor(parent, start, name_mask(ops["name"], facts.ENGINE_NODE))
+    aten = name_mask(ops["name"], r"^aten::")
+    outermost = aten & ~((parent >= 0) & aten[np.maximum(parent, 0)])
+    call = np.where(node >= 0, node, nearest_ancestor(parent, start, outermost))
+    call = call[call >= 0]
+    if not len(call):
+        return []
+    n_steps = max(len(frame.steps), 1)
+    name = ops["name"].to_numpy()[call].astype(str)
+    by = pd.DataFrame({"name": name, "call": call}).groupby("name")["call"]
+    table = pd.DataFrame({"calls": by.nunique(), "kernels": by.size()})
+    table = table.sort_values(["kernels", "calls"], ascending=False, kind="stable").head(top)
+    return [
+        {
+            "call": facts.ENGINE_NODE.sub("", str(n)),
+            "calls_per_step": round(float(r.calls) / n_steps, 1),
+            "kernels_per_step": round(float(r.kernels) / n_steps, 1),
+        }
+        for n, r in table.iterrows()
+    ]
+
+
 def idle_finding(
     frame: TraceFrame,
     code: str,

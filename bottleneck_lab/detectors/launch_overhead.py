@@ -10,7 +10,11 @@ Fix: if most launches come from Optimizer.step with a single-tensor (for-loop) o
 two (facts.optimizer_groups_fragmented), give parameters that share settings one group. For
 many small layers or elementwise chains, capture the step
 with CUDA graphs (`torch.cuda.graphs`, `torch.compile(mode="reduce-overhead")`) or fuse it with
-`torch.compile`.
+`torch.compile`. The fix names the calls that launch the most kernels a step (each kernel under
+the outermost aten op the code called, or the autograd node that ran it in the backward): a call
+made hundreds of times a step is where a Python loop over items or positions is worth looking
+for (a CRF's logsumexp per position, a contrastive loss per anchor), and doing that work for all
+of them in one call removes its launches.
 Estimate: the launch-bound idle left once the profiler's own host cost is taken out at the highest
 share of host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH, as host_bound), plus a
 per-parameter (or per-group) optimizer's extra kernels; where launching is what the GPU mostly waits for, the
@@ -34,7 +38,7 @@ from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ..trace.synth import TraceBuilder
-from ._common import cost, gap_evidence
+from ._common import cost, gap_evidence, kernels_by_call
 from ._examples import FULL_GRID, TINY_KERNELS, TINY_PERIOD_US, launch, steps, tiny_kernels
 
 CODE = "launch-overhead"
@@ -251,6 +255,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "share_pct_at_high_profiler_share": surest_share,
         **opt_evidence,
         "largest_gaps": gap_evidence(frame, "launch_overhead"),
+        "kernels_by_call": kernels_by_call(frame, k),
     }
     groups = facts.optimizer_groups_fragmented(frame)
     per_parameter_optimizer = opt_share >= 0.4 and (not multi_tensor or groups > 0)
@@ -275,6 +280,23 @@ def detect(frame: TraceFrame, cfg: Config):
             "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
             "torch.compile; use a foreach/fused optimizer."
         )
+        calls = evidence["kernels_by_call"][:3]
+        if calls:
+            fix += (
+                " The calls that launch the most kernels a step: "
+                + ", ".join(
+                    f"{c['call']} ({c['calls_per_step']:g} calls, {c['kernels_per_step']:g} "
+                    "kernels)"
+                    for c in calls
+                )
+                + " (kernels_by_call)."
+            )
+            # wording only: a call made hundreds of times a step is where a loop is worth looking
+            if calls[0]["calls_per_step"] >= 100:
+                fix += (
+                    " Where one of them runs in a Python loop over items or positions, doing that "
+                    "work for all of them in one call removes its launches."
+                )
     if facts.batch_is_small(frame):
         evidence["batch_is_small"] = True
         fix += (
