@@ -3465,6 +3465,50 @@ HOLDOUT58: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 59 (2026-11-28, thirty-sixth session, after holdout 58's changes), rules written and
+# committed before any of them ran on a GPU; no rule was written from these models or setups: a
+# hand-written 3-D U-Net for volumetric segmentation trained with default flags (FP32, TF32
+# convolutions, NCDHW) vs BF16 autocast + channels_last_3d; HF ConvBERT (masked LM), timm
+# ResNeSt-50d, HF DPT (monocular depth) and HF Mamba2 run on transformers' PyTorch scan (no
+# mamba_ssm), each a healthy run.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then precision is the bad run's diagnosis and the fixed run is healthy; a fix under 10% makes
+# both runs healthy. On every run: a GPU busy under 80% of the synchronised step allows host_bound
+# and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
+# capture) allows fusion. Any other finding >= medium is a false alarm. Provisional labels below,
+# to be set from the measurements before scoring.
+HOLDOUT59: tuple[Scenario, ...] = (
+    Scenario(
+        "unet3d_fp32_precision",
+        "hand-written 3-D U-Net (32-256 channels), 2 volumes of 128^3: default flags (FP32, "
+        "TF32 convolutions, NCDHW) vs BF16 autocast + channels_last_3d",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "convbert_healthy",
+        "HF ConvBERT (config: base sizes) masked-LM training on 16 x 512 tokens, BF16 autocast, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "resnest_healthy",
+        "timm ResNeSt-50d training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "dpt_healthy",
+        "HF DPT (config: ViT-B/16 at 384 x 384) depth training with an L1 loss, 8 images a step, "
+        "BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "mamba2_healthy",
+        "HF Mamba2 (config: 12 x 768, PyTorch reference scan) causal-LM training on 8 x 1024 "
+        "tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3591,6 +3635,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT56
     + HOLDOUT57
     + HOLDOUT58
+    + HOLDOUT59
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -5973,6 +5973,139 @@ def bert_crf_ner_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(ids, mask, tags), 32, config)
 
 
+# ---- holdout 59 ---------------------------------------------------------------------------------
+
+
+def _unet3d(torch, channels=(32, 64, 128, 256), classes: int = 4):
+    """A 3-D U-Net as volumetric segmentation writes it by hand: per level two Conv3d 3x3x3 +
+    BatchNorm3d + ReLU, max-pooling down, transposed convolutions up, skip connections
+    concatenated, a 1x1x1 head."""
+    nn = torch.nn
+
+    def block(cin: int, cout: int):
+        return nn.Sequential(
+            nn.Conv3d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm3d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv3d(cout, cout, 3, padding=1, bias=False),
+            nn.BatchNorm3d(cout),
+            nn.ReLU(inplace=True),
+        )
+
+    class UNet3d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            ins = (1, *channels[:-1])
+            self.down = nn.ModuleList(block(i, o) for i, o in zip(ins, channels))
+            self.pool = nn.MaxPool3d(2)
+            levels = list(reversed(range(len(channels) - 1)))
+            self.up = nn.ModuleList(
+                nn.ConvTranspose3d(channels[i + 1], channels[i], 2, stride=2) for i in levels
+            )
+            self.dec = nn.ModuleList(block(2 * channels[i], channels[i]) for i in levels)
+            self.head = nn.Conv3d(channels[0], classes, 1)
+
+        def forward(self, x):
+            skips = []
+            for i, down in enumerate(self.down):
+                x = down(x)
+                if i < len(self.down) - 1:
+                    skips.append(x)
+                    x = self.pool(x)
+            for up, dec in zip(self.up, self.dec):
+                x = dec(torch.cat([up(x), skips.pop()], 1))
+            return self.head(x)
+
+    return UNet3d()
+
+
+def unet3d_fp32_precision(variant: str) -> Built:
+    """_unet3d (32-256 channels, 4 classes) trained on 2 volumes of 128 x 128 x 128 voxels, fused
+    AdamW: default flags (bad: FP32, cuDNN's TF32 convolutions, NCDHW) vs BF16 autocast +
+    channels_last_3d (fixed)."""
+    torch = _torch()
+    fixed = variant == "fixed"
+    fmt = torch.channels_last_3d if fixed else torch.contiguous_format
+    model = _unet3d(torch).cuda().to(memory_format=fmt)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(2, 1, 128, 128, 128, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 4, (2, 128, 128, 128), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y), bf16=fixed)
+    config = {
+        "model": "3-D U-Net 32-256 channels (hand-written)",
+        "volumes": "2 x 128^3",
+        "autocast": "bf16" if fixed else None,
+        "channels_last_3d": fixed,
+        "optimizer": "AdamW(fused)",
+        "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+    }
+    return Built(step, 2, config)
+
+
+def convbert_healthy(variant: str) -> Built:
+    """HF ConvBERT (config: base sizes, span-based dynamic convolution heads beside attention)
+    masked-LM training on 16 x 512 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import ConvBertConfig, ConvBertForMaskedLM
+
+    cfg = ConvBertConfig()
+    model = ConvBertForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (16, 512), device="cuda")
+    config = {"model": "convbert-base sizes (config)", "tokens": "16 x 512"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 16, config)
+
+
+def resnest_healthy(variant: str) -> Built:
+    """timm ResNeSt-50d (split attention in every bottleneck) training, batch 128, BF16
+    autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "resnest50d", 128, fixed=True, fused_adamw=True)
+
+
+def dpt_healthy(variant: str) -> Built:
+    """HF DPT (config: ViT-B/16 at 384 x 384, reassemble and fusion stages, a depth head)
+    trained for monocular depth with an L1 loss against random depth maps, 8 images a step,
+    BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import DPTConfig, DPTForDepthEstimation
+
+    model = DPTForDepthEstimation(DPTConfig(image_size=384))
+    images = torch.randn(8, 3, 384, 384, device="cuda")
+    depth = torch.rand(8, 384, 384, device="cuda")
+    F = torch.nn.functional
+    config = {"model": "dpt vit-b/16 (config)", "images": "8 x 384 x 384"}
+    return _hf_train(
+        torch,
+        model,
+        lambda m: F.l1_loss(m(pixel_values=images).predicted_depth.float(), depth),
+        8,
+        config,
+    )
+
+
+def mamba2_healthy(variant: str) -> Built:
+    """HF Mamba2 (config: 12 layers x 768, 24 heads of 64, state 128, chunks of 256) causal-LM
+    training on 8 x 1024 tokens, BF16 autocast, fused AdamW, as it runs without the mamba_ssm and
+    causal_conv1d packages: transformers' PyTorch reference of the chunked scan."""
+    torch = _torch()
+    from transformers import Mamba2Config, Mamba2ForCausalLM
+
+    cfg = Mamba2Config(
+        num_hidden_layers=12,
+        hidden_size=768,
+        num_heads=24,
+        head_dim=64,
+        state_size=128,
+        n_groups=1,
+        vocab_size=50304,
+        chunk_size=256,
+    )
+    model = Mamba2ForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    config = {"model": "mamba2 12 x 768 (config), PyTorch scan", "tokens": "8 x 1024"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6195,6 +6328,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         videomae_healthy,
         upernet_convnext_healthy,
         bert_crf_ner_healthy,
+        unet3d_fp32_precision,
+        convbert_healthy,
+        resnest_healthy,
+        dpt_healthy,
+        mamba2_healthy,
     )
 }
 
