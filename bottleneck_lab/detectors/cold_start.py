@@ -7,7 +7,9 @@ kernel's first launch loading its module (lazy loading), streams and cuDNN/cuBLA
 created, the caching allocator's first `cudaMalloc` calls; or ops whose first call runs ten
 times longer than their repeats with the same shapes (cuDNN building its convolution plans in
 the first `conv2d`, cuBLAS heuristics, lazy initialisation). They fall in the first profiled
-step only (or the trace marks no steps, so nothing shows they recur).
+step only (or the trace marks no steps, so nothing shows they recur). A launch is module loading
+only on its kernel's first launch: a long launch of a kernel that already ran in the trace is a
+stall of that step (HF UperNet, holdout 58: 47 ms for a copy kernel run 106 times before it).
 Likely cause: the profiler started with the process: no warm-up iterations before it, or no
 `torch.profiler.schedule`, so the trace shows start-up that a long run pays once.
 Fix: profile steady-state steps: run a few iterations before profiling, or use
