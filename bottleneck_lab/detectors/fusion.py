@@ -34,6 +34,12 @@ them eager. Where most of the promise is host dispatch, the fix says compiled co
 cost of its own per graph, and to compile the chains' code (loss included) and time it. Held to
 what torch.compile measured (`python benchmarks/fusion_vs_compile.py`: 138 runs).
 
+A contraction written by hand, a multiply whose broadcast product is 8x or more the size of
+either input, read next by a sum of that shape (HF Mamba2's PyTorch reference scan), is named
+with its shapes where it takes a tenth of the GPU's time or more: torch.einsum or matmul computes
+it without the product, on tensor cores. The estimate stays the chains' bytes (no such fix has
+been measured).
+
 Attention written as matmul, softmax, matmul (detectors/eager_attention.py, from recorded
 shapes) is left to that
 finding: scaled_dot_product_attention, not a fused chain, replaces its kernels (its softmax,
@@ -136,6 +142,11 @@ LOSS_OP = re.compile(
 COMPILED_ATTENTION_SLOWDOWN_MAX_X = 3.3 - 1.0
 # The least of those slowdowns (Llama at 8 x 1024), the extra time as a multiple of the eager time.
 COMPILED_ATTENTION_SLOWDOWN_MIN_X = 2.3 - 1.0
+# A multiply whose broadcast output is this many times the larger of its inputs, read next by a
+# sum of that shape, is a contraction written by hand: the product exists only to be reduced
+# (HF Mamba2's PyTorch reference scan: 48 a step, products 64-256x their inputs, with their
+# backward 92% of the GPU's time), which torch.einsum or matmul computes without materialising.
+CONTRACTION_MIN_EXPANSION = 8
 
 
 @dataclass(frozen=True)
@@ -349,6 +360,77 @@ def _beside_attention(
     return first.index.to_numpy()[hit_before | hit_after]
 
 
+def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
+    """µs over all steps of the kernels of hand-written contractions (CONTRACTION_MIN_EXPANSION)
+    in the forward, the multiply and the sum that reads it next, and of their backward nodes
+    (the same sequence numbers); and the three largest multiplies, by forward kernel time."""
+    ops = frame.cpu_ops
+    if not _shaped(frame) or "seq" not in ops or len(ops) < 2:
+        return 0.0, []
+    names, parent = ops["name"].to_numpy(), ops["parent"].to_numpy()
+    tid, seq = ops["tid"].to_numpy(), ops["seq"].to_numpy()
+    # candidates: a forward multiply whose next recorded op on its thread, beside it, is a sum
+    r = np.flatnonzero((names[:-1] == "aten::mul") & (ops["step"].to_numpy()[:-1] >= 0))
+    r = r[(names[r + 1] == "aten::sum") & (parent[r + 1] == parent[r]) & (tid[r + 1] == tid[r])]
+    dims = ops["input_dims"].to_numpy()
+    found: dict[int, dict] = {}
+    for row in r:
+        inputs, summed = dims[row], dims[row + 1]
+        if not (isinstance(inputs, list) and isinstance(summed, list) and summed):
+            continue
+        a, b = (inputs + [[], []])[:2]
+        if not (isinstance(a, list) and isinstance(b, list) and a and b):
+            continue
+        try:
+            shape = list(np.broadcast_shapes(tuple(a), tuple(b)))
+        except ValueError:
+            continue
+        larger = max(int(np.prod(a)), int(np.prod(b)))
+        expansion = int(np.prod(shape)) // larger
+        if summed[0] == shape and expansion >= CONTRACTION_MIN_EXPANSION:
+            found[int(row)] = {
+                "inputs": f"{_shape_text(a)} * {_shape_text(b)}",
+                "product": _shape_text(shape),
+                "expansion_x": expansion,
+            }
+    if not found:
+        return 0.0, []
+    rows = np.array(sorted(found))
+    forward = np.zeros(len(ops), dtype=bool)
+    forward[rows] = forward[rows + 1] = True
+    picked = np.r_[seq[rows], seq[rows + 1]]
+    backward = name_mask(ops["name"], facts.ENGINE_NODE) & np.isin(seq, picked[picked >= 0])
+    g = frame.gpu_ops
+    owner = nearest_ancestor(parent, g["op"].to_numpy(), forward | backward)
+    at = np.flatnonzero(
+        (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy() & (owner >= 0)
+    )
+    own, dur = owner[at], g["dur"].to_numpy()[at]
+    ahead = forward[own]
+    mul_of = np.where(names[own] == "aten::sum", own - 1, own)  # a sum's multiply: the row before
+    per_mul = pd.Series(dur[ahead]).groupby(mul_of[ahead]).sum()
+    shapes = pd.DataFrame([{**found[int(row)], "us": us} for row, us in per_mul.items()])
+    n_steps = max(len(frame.steps), 1)
+    by_shape = shapes.groupby(["inputs", "product", "expansion_x"], as_index=False).agg(
+        calls=("us", "size"), us=("us", "sum")
+    )
+    largest = [
+        {
+            "inputs": r.inputs,
+            "product": r.product,
+            "expansion_x": int(r.expansion_x),
+            "calls_per_step": round(float(r.calls) / n_steps, 1),
+            "forward_us_per_step": round(float(r.us) / n_steps, 1),
+        }
+        for r in by_shape.nlargest(3, "us").itertuples()
+    ]
+    return float(dur.sum()), largest
+
+
+def _shape_text(dims: list) -> str:
+    return "x".join(str(d) for d in dims)
+
+
 def detect(frame: TraceFrame, cfg: Config):
     k = _member_kernels(frame)
     c = _chains(k)
@@ -489,6 +571,22 @@ def detect(frame: TraceFrame, cfg: Config):
             f"{100 * loss_us / saved:.0f}% of the kernel time saved is in the loss, which "
             "torch.compile(model) does not reach: compile the function that computes the loss "
             "as well, or the whole training step."
+        )
+    contraction_us, contractions = _broadcast_contractions(frame)
+    contraction_us /= n_steps
+    evidence["broadcast_contraction_us_per_step"] = round(contraction_us, 1)
+    evidence["broadcast_contractions"] = contractions
+    gpu_us = facts.gpu_time_us(frame)
+    if contractions and gpu_us > 0 and contraction_us >= 0.1 * gpu_us:
+        # advice, not a promise: the estimate above prices these kernels' bytes, as for any chain
+        top = contractions[0]
+        fixes.append(
+            f"{contraction_us / 1e3:,.1f} ms a step of GPU time ({100 * contraction_us / gpu_us:.0f}% "
+            "of it, forward and backward) are contractions written by hand: a multiply "
+            f"materialises a product {top['expansion_x']}x the size of its larger input "
+            f"({top['inputs']} -> {top['product']}, {top['calls_per_step']:g} a step) only "
+            "for a sum to reduce it (broadcast_contractions). torch.einsum or torch.matmul "
+            "computes such a contraction without the product, on tensor cores."
         )
     attention_us /= n_steps
     evidence["attention_us_per_step"] = round(attention_us, 1)

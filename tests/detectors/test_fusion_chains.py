@@ -385,3 +385,55 @@ def test_gradient_accumulation_into_grad_is_no_chain_member():
     plain, accumulated = _backward_chain(False), _backward_chain(True)
     assert plain["kernels_in_chains_per_step"] == 4 and plain["chains_per_step"] == 1
     assert accumulated is None  # tanh_backward and mul, each alone between the add_, fuse nothing
+
+
+# A contraction written as a broadcast multiply and a sum (HF Mamba2's PyTorch reference scan):
+# 64 x 256 x 1 x 32 times 64 x 1 x 256 x 32 makes a 64 x 256 x 256 x 32 product, 256x either input
+OUTER = {
+    "Input Dims": [[64, 256, 1, 32], [64, 1, 256, 32]],
+    "Input type": ["float", "float"],
+    "Concrete Inputs": ["", ""],
+}
+SUM_PRODUCT = {
+    "Input Dims": [[64, 256, 256, 32], [], [], []],
+    "Input type": ["float", "ScalarList", "Scalar", ""],
+    "Concrete Inputs": ["", "[-1]", "False", ""],
+}
+SOFTMAX_PRODUCT = {
+    "Input Dims": [[64, 256, 256, 32], [], []],
+    "Input type": ["float", "Scalar", "Scalar"],
+    "Concrete Inputs": ["", "-1", "False"],
+}
+
+
+def test_a_product_made_only_to_be_summed_is_named_a_contraction():
+    f = fusion_finding([("aten::mul", OUTER), ("aten::sum", SUM_PRODUCT), ("aten::add", BINARY)])
+    (top,) = f.evidence["broadcast_contractions"]
+    assert top["expansion_x"] == 256 and top["product"] == "64x256x256x32"
+    assert f.evidence["broadcast_contraction_us_per_step"] == 200.0  # the mul and the sum
+    assert "contractions written by hand" in f.fix and "torch.einsum" in f.fix
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        # the product feeds a softmax, not a sum: no contraction (SAM's relative-position terms)
+        [("aten::mul", OUTER), ("aten::_softmax", SOFTMAX_PRODUCT), ("aten::add", BINARY)],
+        # inputs of one size: an elementwise multiply, nothing materialised beyond them
+        [("aten::mul", BINARY), ("aten::sum", UNARY), ("aten::add", BINARY)],
+    ],
+    ids=["softmax-reads-it", "no-broadcast"],
+)
+def test_no_contraction_without_a_broadcast_product_that_a_sum_reads(ops):
+    f = fusion_finding(ops)
+    assert f is not None and f.evidence["broadcast_contractions"] == []
+    assert "contractions written by hand" not in f.fix
+
+
+def test_mamba2s_reference_scan_is_named_a_hand_written_contraction():
+    # holdout 59: 92% of its GPU time in aten::mul and aten::sum; the largest product, 256x its
+    # inputs (the chunk length), twelve a step (one per layer)
+    f = zoo_fusion_finding("mamba2_healthy/healthy")
+    top = f.evidence["broadcast_contractions"][0]
+    assert top["expansion_x"] == 256 and top["calls_per_step"] == 12
+    assert "torch.einsum" in f.fix
