@@ -387,7 +387,7 @@ def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
         except ValueError:
             continue
         larger = max(int(np.prod(a)), int(np.prod(b)))
-        expansion = int(np.prod(shape)) // larger
+        expansion = int(np.prod(shape)) // larger if larger > 0 else 0  # empty tensors: none
         if summed[0] == shape and expansion >= CONTRACTION_MIN_EXPANSION:
             found[int(row)] = {
                 "inputs": f"{_shape_text(a)} * {_shape_text(b)}",

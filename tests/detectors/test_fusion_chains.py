@@ -437,3 +437,16 @@ def test_mamba2s_reference_scan_is_named_a_hand_written_contraction():
     top = f.evidence["broadcast_contractions"][0]
     assert top["expansion_x"] == 256 and top["calls_per_step"] == 12
     assert "torch.einsum" in f.fix
+
+
+def test_an_empty_product_is_no_contraction_and_no_error():
+    empty = {**OUTER, "Input Dims": [[0, 256, 1, 32], [0, 1, 256, 32]]}
+    summed = {**SUM_PRODUCT, "Input Dims": [[0, 256, 256, 32], [], [], []]}
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=60):
+        launch(b, t0, t0 + 10, 300, name="aten::mm", kernel="gemm_a", op_args=mm_args(4096))
+        for i, (op, args) in enumerate([("aten::mul", empty), ("aten::sum", summed)]):
+            launch(b, t0 + 10 + 8 * i, t0 + 310 + 100 * i, 100, name=op, op_args=args)
+    frame = load(b)
+    assert fusion._broadcast_contractions(frame) == (0.0, [])
+    assert diagnose([frame]).errors == {}
