@@ -145,8 +145,8 @@ COMPILED_ATTENTION_SLOWDOWN_MAX_X = 3.3 - 1.0
 COMPILED_ATTENTION_SLOWDOWN_MIN_X = 2.3 - 1.0
 # A multiply whose broadcast output is this many times the larger of its inputs, read next by a
 # sum of that shape, is a contraction written by hand: the product exists only to be reduced
-# (HF Mamba2's PyTorch reference scan: 48 a step, products 64-256x their inputs, with their
-# backward 92% of the GPU's time), which torch.einsum or matmul computes without materialising.
+# (HF Mamba2's PyTorch reference scan: 36 a step, products 64-256x their inputs, with their sums
+# and backward 96% of the GPU's time), which torch.einsum or matmul computes without materialising.
 CONTRACTION_MIN_EXPANSION = 8
 
 
@@ -364,7 +364,8 @@ def _beside_attention(
 def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
     """µs over all steps of the kernels of hand-written contractions (CONTRACTION_MIN_EXPANSION)
     in the forward, the multiply and the sum that reads it next, and of their backward nodes
-    (the same sequence numbers); and the three largest multiplies, by forward kernel time."""
+    (the same sequence numbers); and, by their shapes, the three that take the most forward
+    kernel time."""
     ops = frame.cpu_ops
     if not _shaped(frame) or "seq" not in ops or len(ops) < 2:
         return 0.0, []
@@ -582,7 +583,8 @@ def detect(frame: TraceFrame, cfg: Config):
         # advice, not a promise: the estimate above prices these kernels' bytes, as for any chain
         top = contractions[0]
         fixes.append(
-            f"{contraction_us / 1e3:,.1f} ms a step of GPU time ({100 * contraction_us / gpu_us:.0f}% "
+            f"{contraction_us / 1e3:,.1f} ms a step of GPU time "
+            f"({min(100.0, 100 * contraction_us / gpu_us):.0f}% "
             "of it, forward and backward) are contractions written by hand: a multiply "
             f"materialises a product {top['expansion_x']}x the size of its larger input "
             f"({top['inputs']} -> {top['product']}, {top['calls_per_step']:g} a step) only "
