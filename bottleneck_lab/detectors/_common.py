@@ -9,7 +9,7 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..op_flops import matrix_owner
 from ..trace import TraceFrame
-from ..trace.frame import name_mask, nearest_ancestor
+from ..trace.frame import name_mask, nearest_ancestor, outermost
 
 
 def trace_start(frame: TraceFrame) -> float:
@@ -66,9 +66,8 @@ def kernels_by_call(frame: TraceFrame, kernels: pd.DataFrame, top: int = 5) -> l
     parent = ops["parent"].to_numpy()
     start = kernels["op"].to_numpy()
     node = nearest_ancestor(parent, start, name_mask(ops["name"], facts.ENGINE_NODE))
-    aten = name_mask(ops["name"], r"^aten::")
-    outermost = aten & ~((parent >= 0) & aten[np.maximum(parent, 0)])
-    call = np.where(node >= 0, node, nearest_ancestor(parent, start, outermost))
+    called = outermost(parent, name_mask(ops["name"], r"^aten::"))
+    call = np.where(node >= 0, node, nearest_ancestor(parent, start, called))
     call = call[call >= 0]
     if not len(call):
         return []

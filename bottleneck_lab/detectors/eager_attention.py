@@ -53,7 +53,7 @@ from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak
 from ..trace import TraceFrame
-from ..trace.frame import nearest_ancestor
+from ..trace.frame import nearest_ancestor, outermost
 from ..trace.synth import TraceBuilder
 from ._attention import Scores, eager_attention, with_backward_nodes
 from ._common import cost, fused_step_saving_us, host_us_of_kernels
@@ -237,8 +237,7 @@ def _heads_apart(frame: TraceFrame, att) -> HeadsApart | None:
     ops = frame.cpu_ops
     names = ops["name"].astype(object).to_numpy()
     parent = ops["parent"].to_numpy()
-    linear = names == "aten::linear"
-    linear &= ~(linear[np.maximum(parent, 0)] & (parent >= 0))  # the outer one of a nesting
+    linear = outermost(parent, names == "aten::linear")
     linear &= ops["step"].to_numpy() >= 0
     hd, batch = first.head_dim, first.shape[0]
     widths: Counter = Counter()
@@ -266,8 +265,7 @@ def _heads_apart(frame: TraceFrame, att) -> HeadsApart | None:
     rows_all = np.arange(len(ops))
     inside = nearest_ancestor(parent, rows_all, mine) >= 0
     region = with_backward_nodes(ops, rows_all, inside) & (ops["step"].to_numpy() >= 0)
-    outermost = region & ~(region[np.maximum(parent, 0)] & (parent >= 0))
-    recorded = float(ops["dur"].to_numpy()[outermost].sum())
+    recorded = float(ops["dur"].to_numpy()[outermost(parent, region)].sum())
     host_us = min(
         recorded * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP) / n_steps, facts.host_time_us(frame)
     )

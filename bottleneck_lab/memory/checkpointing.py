@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..trace import TraceFrame
-from ..trace.frame import name_mask, nearest_ancestor
+from ..trace.frame import name_mask, nearest_ancestor, outermost
 from .allocations import _cache, curve
 from .steps import _op_roles
 
@@ -80,8 +80,7 @@ def recompute(frame: TraceFrame) -> Recompute:
     mark = recompute_rows(frame)
     markers = _checkpoint_markers(frame)
     parent = ops["parent"].to_numpy()
-    top = mark & ~((parent >= 0) & mark[np.maximum(parent, 0)])
-    rows = np.flatnonzero(top)
+    rows = np.flatnonzero(outermost(parent, mark))
     names = ops["name"].astype(object).to_numpy()
     counts = pd.Series(names[rows]).value_counts().head(8) if len(rows) else pd.Series(dtype=int)
     steps = []

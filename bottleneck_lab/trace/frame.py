@@ -293,6 +293,12 @@ def nearest_ancestor(parent: np.ndarray, start: np.ndarray, is_target: np.ndarra
     return out
 
 
+def outermost(parent: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The rows of `mask` whose parent is not in it: where ops of the mask nest (aten::linear
+    running aten::addmm, aten::sum running aten::sum), only the outer one."""
+    return mask & ~((parent >= 0) & mask[np.maximum(parent, 0)])
+
+
 def any_below(parent: np.ndarray, depth: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """For each cpu_op, whether an op below it (a child, a child's child ...) is in `mask`.
     One vectorised step per level of nesting, deepest first."""
