@@ -57,6 +57,11 @@ def gap_evidence(frame: TraceFrame, cause: str, top: int = 5) -> list[dict]:
     return out
 
 
+def shape_text(dims) -> str:
+    """A tensor's dimensions as a report writes them: 8x1024x768."""
+    return "x".join(map(str, dims))
+
+
 def kernels_by_call(frame: TraceFrame, kernels: pd.DataFrame, top: int = 5) -> list[dict]:
     """The calls that launch the most of `kernels` (rows of frame.gpu_ops in the steps), each
     kernel counted under the autograd node that ran it in the backward, else under the outermost

@@ -56,7 +56,7 @@ from ..trace import TraceFrame
 from ..trace.frame import nearest_ancestor, outermost
 from ..trace.synth import TraceBuilder
 from ._attention import Scores, eager_attention, with_backward_nodes
-from ._common import cost, fused_step_saving_us, host_us_of_kernels
+from ._common import cost, fused_step_saving_us, host_us_of_kernels, shape_text
 from ._examples import BF16, launch, steps
 
 CODE = "eager-attention"
@@ -119,7 +119,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if share < cfg.min_share_pct:
         return []
     first = att.scores[0]
-    shapes = [_shape(s.shape) for s in att.scores]
+    shapes = [shape_text(s.shape) for s in att.scores]
     evidence = {
         "score_shape": list(first.shape),
         "head_dim": first.head_dim,
@@ -293,10 +293,6 @@ def _fused(scores: Scores, trains: bool, peak) -> dict | None:
     }
 
 
-def _shape(shape) -> str:
-    return "x".join(map(str, shape))
-
-
 def _listed(items: list[str]) -> str:
     """a; a and b; a, b and c."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -314,7 +310,7 @@ def _largest_ops(frame: TraceFrame, kernels: np.ndarray, n_steps: int) -> list[d
         shapes = (
             [x for x in dims[:2] if isinstance(x, list) and x] if isinstance(dims, list) else []
         )
-        by[(str(ops["name"].iat[o]), ", ".join(_shape(x) for x in shapes))] += d
+        by[(str(ops["name"].iat[o]), ", ".join(shape_text(x) for x in shapes))] += d
     return [
         {"op": name, "shapes": shapes, "us_per_step": round(float(us) / n_steps, 1)}
         for (name, shapes), us in by.most_common(5)

@@ -69,8 +69,8 @@ from ..op_flops import compute_ops, matrix_owner, op_costs
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
-from ._attention import eager_attention
-from ._common import cost, fused_step_saving_us, host_us_of_kernels, when
+from ._attention import eager_attention, with_backward_nodes
+from ._common import cost, fused_step_saving_us, host_us_of_kernels, shape_text, when
 from ._examples import launch, mm_args, steps
 
 CODE = "unfused-elementwise"
@@ -367,10 +367,9 @@ def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
     (the same sequence numbers); and, by their shapes, the three that take the most forward
     kernel time."""
     ops = frame.cpu_ops
-    if not _shaped(frame) or "seq" not in ops or len(ops) < 2:
+    if not _shaped(frame) or len(ops) < 2:
         return 0.0, []
-    names, parent = ops["name"].to_numpy(), ops["parent"].to_numpy()
-    tid, seq = ops["tid"].to_numpy(), ops["seq"].to_numpy()
+    names, parent, tid = ops["name"].to_numpy(), ops["parent"].to_numpy(), ops["tid"].to_numpy()
     # candidates: a forward multiply whose next recorded op on its thread, beside it, is a sum
     r = np.flatnonzero((names[:-1] == "aten::mul") & (ops["step"].to_numpy()[:-1] >= 0))
     r = r[(names[r + 1] == "aten::sum") & (parent[r + 1] == parent[r]) & (tid[r + 1] == tid[r])]
@@ -391,8 +390,8 @@ def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
         expansion = int(np.prod(shape)) // larger if larger > 0 else 0  # empty tensors: none
         if summed[0] == shape and expansion >= CONTRACTION_MIN_EXPANSION:
             found[int(row)] = {
-                "inputs": f"{_shape_text(a)} * {_shape_text(b)}",
-                "product": _shape_text(shape),
+                "inputs": f"{shape_text(a)} * {shape_text(b)}",
+                "product": shape_text(shape),
                 "expansion_x": expansion,
             }
     if not found:
@@ -400,15 +399,19 @@ def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
     rows = np.array(sorted(found))
     forward = np.zeros(len(ops), dtype=bool)
     forward[rows] = forward[rows + 1] = True
-    picked = np.r_[seq[rows], seq[rows + 1]]
-    backward = name_mask(ops["name"], facts.ENGINE_NODE) & np.isin(seq, picked[picked >= 0])
+    every = np.arange(len(ops))
+    region = with_backward_nodes(ops, every, nearest_ancestor(parent, every, forward) >= 0)
     g = frame.gpu_ops
-    owner = nearest_ancestor(parent, g["op"].to_numpy(), forward | backward)
+    op = g["op"].to_numpy()
     at = np.flatnonzero(
-        (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy() & (owner >= 0)
+        (g["kind"] == "kernel").to_numpy()
+        & (g["step"] >= 0).to_numpy()
+        & (op >= 0)
+        & region[np.maximum(op, 0)]
     )
-    own, dur = owner[at], g["dur"].to_numpy()[at]
-    ahead = forward[own]
+    dur = g["dur"].to_numpy()[at]
+    own = nearest_ancestor(parent, op[at], forward)  # the forward multiply or sum; -1: backward
+    ahead = own >= 0
     mul_of = np.where(names[own] == "aten::sum", own - 1, own)  # a sum's multiply: the row before
     per_mul = pd.Series(dur[ahead]).groupby(mul_of[ahead]).sum()
     shapes = pd.DataFrame([{**found[int(row)], "us": us} for row, us in per_mul.items()])
@@ -427,10 +430,6 @@ def _broadcast_contractions(frame: TraceFrame) -> tuple[float, list[dict]]:
         for r in by_shape.nlargest(3, "us").itertuples()
     ]
     return float(dur.sum()), largest
-
-
-def _shape_text(dims: list) -> str:
-    return "x".join(str(d) for d in dims)
 
 
 def detect(frame: TraceFrame, cfg: Config):
@@ -513,7 +512,7 @@ def detect(frame: TraceFrame, cfg: Config):
         {
             **when(frame, float(r.ts)),
             "called_from": _caller(frame, r.owner),
-            "shape": "x".join(map(str, _dims(frame.cpu_ops["input_dims"].iat[r.owner]))),
+            "shape": shape_text(_dims(frame.cpu_ops["input_dims"].iat[r.owner])),
             "us": round(float(r.dur), 1),
         }
         for r in copies.nlargest(3, "dur").itertuples()
