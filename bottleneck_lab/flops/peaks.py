@@ -134,18 +134,8 @@ _HOPPER_SXM = dict(fp64=67, fp32=67, tf32=494.5, bf16=989.5, fp16=989.5, fp8=197
 _HOPPER_NVL = dict(fp64=60, fp32=60, tf32=417.5, bf16=835.5, fp16=835.5, fp8=1670.5, int8=1670.5)
 _H100_SRC = "NVIDIA H100 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)"
 _H100_SXM = _peak("NVIDIA H100 SXM5", 3350, _H100_SRC, **_HOPPER_SXM)
-_H100_PCIE = _peak(
-    "NVIDIA H100 PCIe",
-    2000,
-    _H100_SRC,
-    fp64=51,
-    fp32=51,
-    tf32=378,
-    bf16=756.5,
-    fp16=756.5,
-    fp8=1513,
-    int8=1513,
-)
+_HOPPER_PCIE = dict(fp64=51, fp32=51, tf32=378, bf16=756.5, fp16=756.5, fp8=1513, int8=1513)
+_H100_PCIE = _peak("NVIDIA H100 PCIe", 2000, _H100_SRC, **_HOPPER_PCIE)
 _H100_NVL = _peak("NVIDIA H100 NVL", 3900, _H100_SRC, **_HOPPER_NVL)
 _H200_SRC = "NVIDIA H200 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)"
 _H200_SXM = _peak("NVIDIA H200 SXM", 4800, _H200_SRC, **_HOPPER_SXM)
@@ -162,6 +152,90 @@ _B200 = _peak(
     fp8=4500,
     int8=4500,
 )
+# Workstation, GeForce and export parts that training and fine-tuning runs use. GeForce cards
+# (RTX 3090, RTX 4090) run FP16/BF16 tensor math with FP32 accumulate, what autocast's matmuls
+# use, at half the rate of their FP16-accumulate headline: these are the FP32-accumulate figures.
+_A30 = _peak(
+    "NVIDIA A30",
+    933,
+    "NVIDIA A30 Tensor Core GPU datasheet (sparse figures halved; FP64 Tensor Core)",
+    fp64=10.3,
+    fp32=10.3,
+    tf32=82,
+    bf16=165,
+    fp16=165,
+    int8=330,
+)
+_A40 = _peak(
+    "NVIDIA A40",
+    696,
+    "NVIDIA A40 datasheet (sparse figures halved)",
+    fp32=37.4,
+    tf32=74.8,
+    bf16=149.7,
+    fp16=149.7,
+    int8=299.3,
+)
+_RTX_A6000 = _peak(
+    "NVIDIA RTX A6000",
+    768,
+    "NVIDIA Ampere GA102 GPU architecture whitepaper, RTX A6000 (sparse figures halved)",
+    fp32=38.7,
+    tf32=77.4,
+    bf16=154.8,
+    fp16=154.8,
+    int8=309.7,
+)
+_RTX_3090 = _peak(
+    "NVIDIA GeForce RTX 3090",
+    936,
+    "NVIDIA Ampere GA102 GPU architecture whitepaper, GeForce RTX 3090 (FP32 accumulate; "
+    "sparse figures halved)",
+    fp32=35.6,
+    tf32=35.6,
+    bf16=71,
+    fp16=71,
+    int8=284,
+)
+_RTX_4090 = _peak(
+    "NVIDIA GeForce RTX 4090",
+    1008,
+    "NVIDIA Ada GPU architecture whitepaper, GeForce RTX 4090 (FP32 accumulate; sparse "
+    "figures halved)",
+    fp32=82.6,
+    tf32=82.6,
+    bf16=165.2,
+    fp16=165.2,
+    fp8=330.3,
+    int8=660.6,
+)
+_RTX_6000_ADA = _peak(
+    "NVIDIA RTX 6000 Ada Generation",
+    960,
+    "NVIDIA Ada GPU architecture whitepaper, RTX 6000 Ada (sparse figures halved)",
+    fp32=91.1,
+    tf32=182.1,
+    bf16=364.2,
+    fp16=364.2,
+    fp8=728.5,
+    int8=728.5,
+)
+_L40 = _peak(
+    "NVIDIA L40",
+    864,
+    "NVIDIA L40 datasheet (sparse figures halved)",
+    fp32=90.5,
+    tf32=90.5,
+    bf16=181.05,
+    fp16=181.05,
+    fp8=362,
+    int8=362,
+)
+# H800 and A800 are H100 and A100 with NVLink (and, on H800, FP64) cut for export: the same
+# tensor figures and memory.
+_H800_SRC = "NVIDIA H800 product brief: H100's tensor figures, FP64 cut to 1 (SXM) or 0.8 TFLOP/s"
+_H800_SXM = _peak("NVIDIA H800 SXM5", 3350, _H800_SRC, **{**_HOPPER_SXM, "fp64": 1.0})
+_H800_PCIE = _peak("NVIDIA H800 PCIe", 2000, _H800_SRC, **{**_HOPPER_PCIE, "fp64": 0.8})
 _P100_SXM2 = _peak(
     "NVIDIA P100 SXM2", 732, "NVIDIA Tesla P100 datasheet (SXM2)", fp64=5.3, fp32=10.6, fp16=21.2
 )
@@ -185,14 +259,24 @@ _NVIDIA_TABLE: list[tuple[str, float, DevicePeak]] = [
     (r"H100.*NVL", 0, _H100_NVL),
     (r"H100.*PCIE", 0, _H100_PCIE),
     (r"H100", 0, _H100_SXM),
+    (r"H800.*PCIE", 0, _H800_PCIE),
+    (r"H800", 0, _H800_SXM),
     (r"\bB200\b", 0, _B200),
-    (r"A100.*PCIE", 60, _A100_80_PCIE),
-    (r"A100.*PCIE", 0, _A100_40_PCIE),
-    (r"A100", 60, _A100_80_SXM),
-    (r"A100", 0, _A100_40_SXM),  # also "A100-PG509-200", a 40 GB SXM4 board
+    (r"A[18]00.*PCIE", 60, _A100_80_PCIE),  # A800: A100 with NVLink cut for export
+    (r"A[18]00.*PCIE", 0, _A100_40_PCIE),
+    (r"A[18]00", 60, _A100_80_SXM),
+    (r"A[18]00", 0, _A100_40_SXM),  # also "A100-PG509-200", a 40 GB SXM4 board
     (r"\bA10G\b", 0, _A10G),
     (r"\bA10\b", 0, _A10),
+    (r"\bA30\b", 0, _A30),
+    (r"\bA40\b", 0, _A40),
+    (r"\bRTX A6000\b", 0, _RTX_A6000),
+    (r"\bRTX 6000 ADA\b", 0, _RTX_6000_ADA),
+    # desktop cards only: the laptop parts and the RTX 4090 D have other SM counts and clocks
+    (r"\bRTX 4090$", 0, _RTX_4090),
+    (r"\bRTX 3090$", 0, _RTX_3090),
     (r"\bL40S\b", 0, _L40S),
+    (r"\bL40\b", 0, _L40),
     (r"\bL4\b", 0, _L4),
     (r"\bT4\b", 0, _T4),
     (r"V100S", 0, _V100S_PCIE),
@@ -283,6 +367,24 @@ _DEFAULT_CLOCK_MHZ = {
 }
 
 
+# Dense FP16 tensor-core FLOP per SM per clock, FP32 accumulate (what autocast's matmuls use),
+# by compute capability; BF16 runs at the same rate from sm_80 on, TF32 at half of it, FP8 (sm_89
+# and sm_90) at twice. Read off the datasheets in the table above: A100 312 TFLOP/s = 108 SMs x
+# 2048 x 1.41 GHz, A10 125 = 72 x 1024 x 1.695, L40S 362 = 142 x 1024 x 2.49, H100 989.5 = 132 x
+# 4096 x 1.83, V100 125 = 80 x 1024 x 1.53, T4 65 = 40 x 1024 x 1.59. GeForce cards accumulate
+# in FP32 at half that rate (RTX 3090 71 = 82 x 512 x 1.695, RTX 4090 165.2 = 128 x 512 x 2.52).
+# Unlisted capabilities (Blackwell's among them) get no tensor figure rather than a guess.
+_TENSOR_FLOPS_PER_SM_CLOCK = {
+    (7, 0): 1024,
+    (7, 5): 1024,
+    (8, 0): 2048,
+    (8, 6): 1024,
+    (8, 9): 1024,
+    (9, 0): 4096,
+}
+_GEFORCE_HALF_RATE = {(7, 5), (8, 6), (8, 9)}
+
+
 def _by_capability(table: dict[tuple[int, int | None], int], major: int, minor: int) -> int | None:
     return table.get((major, minor), table.get((major, None)))
 
@@ -306,16 +408,28 @@ def _theoretical_nvidia(props: dict[str, Any]) -> DevicePeak | None:
         clock_mhz = _by_capability(_DEFAULT_CLOCK_MHZ, major, minor) or 1500
         clock_note = f"assumed boost clock for sm_{major}{minor}"
     fp32_tflops = sms * lanes * 2 * clock_mhz * 1e6 / 1e12
+    tflops = {"fp32": round(fp32_tflops, 2)}
     source = (
         f"theoretical: {sms} SMs x {lanes} FP32 lanes/SM (sm_{major}{minor}) x 2 FLOP/FMA x "
-        f"{clock_mhz:.0f} MHz ({clock_note}); FP32 only, no tensor-core or bandwidth figure"
+        f"{clock_mhz:.0f} MHz ({clock_note})"
     )
-    return DevicePeak(
-        str(props.get("name") or f"NVIDIA sm_{major}{minor}"),
-        {"fp32": round(fp32_tflops, 2)},
-        None,
-        source,
-    )
+    per_clock = _TENSOR_FLOPS_PER_SM_CLOCK.get((major, minor))
+    if per_clock:
+        name = str(props.get("name") or "").upper()
+        if "GEFORCE" in name and (major, minor) in _GEFORCE_HALF_RATE:
+            per_clock //= 2
+        half = round(sms * per_clock * clock_mhz * 1e6 / 1e12, 2)
+        tflops["fp16"] = half
+        if major >= 8:
+            tflops.update(bf16=half, tf32=round(half / 2, 2))
+        if (major, minor) in ((8, 9), (9, 0)):
+            tflops["fp8"] = round(half * 2, 2)
+        source += (
+            f"; tensor cores {per_clock} FLOP/SM/clock (FP16, FP32 accumulate); no bandwidth figure"
+        )
+    else:
+        source += "; FP32 only, no tensor-core or bandwidth figure"
+    return DevicePeak(str(props.get("name") or f"NVIDIA sm_{major}{minor}"), tflops, None, source)
 
 
 # --- matching ----------------------------------------------------------------------------------
@@ -333,10 +447,11 @@ def _is_amd(name: str, props: dict[str, Any]) -> bool:
 def match_device(props: dict[str, Any]) -> DevicePeak | None:
     """The peak of the device one ``deviceProperties`` entry describes, or None if unknown.
 
-    Unknown NVIDIA GPUs get a theoretical FP32 figure from SM count and compute capability."""
+    Unknown NVIDIA GPUs get theoretical FP32 and tensor-core figures from SM count and compute
+    capability (and the clock, where the trace has it)."""
     if not isinstance(props, dict):
         return None
-    name = str(props.get("name") or "").upper()
+    name = str(props.get("name") or "").upper().strip()
     mem_gib = _memory_gib(props)
     if _is_amd(name, props):  # before NVIDIA: gfx9 reports computeMajor 9, like Hopper
         for pattern, peak in _AMD_BY_NAME:

@@ -361,6 +361,29 @@ def test_a_model_made_float64_is_priced_against_bf16():
     assert not [x for x in fixed.findings if x.kind == "precision" and x.severity != "info"]
 
 
+def test_an_fp32_run_on_a_gpu_the_table_does_not_list_still_gets_precision_and_mfu():
+    """ConvNeXt-T trained in FP32 (holdout 20's bad run, H100) with its device relabelled as a
+    GeForce RTX 4080 (sm_89, 76 SMs), a card the peak table does not list: the theoretical
+    tensor-core figure (half rate: GeForce) gives precision its BF16 target and the summary its
+    MFU. With only an FP32 figure both were missing: no precision finding on a run that BF16
+    made 70.8% faster on the H100."""
+    import dataclasses
+
+    path = REPO / "traces" / "zoo" / "convnext_tiny_fp32_precision" / "bad.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path.relative_to(REPO)} not captured yet")
+    (frame,) = load_trace(path)
+    props = [
+        {**p, "name": "NVIDIA GeForce RTX 4080", "computeMajor": 8, "computeMinor": 9, "numSms": 76}
+        for p in frame.device_properties
+    ]
+    d = diagnose([dataclasses.replace(frame, device_properties=props)])
+    (f,) = [x for x in d.findings if x.kind == "precision"]
+    assert f.severity == "high" and f.evidence["fp32_flops_pct"] == 100.0
+    assert f.efficiency["mfu_if_recovered_peak_dtype"] == "bf16"
+    assert "theoretical:" in d.summary.peak_source and d.summary.mfu_pct > 0
+
+
 @pytest.mark.parametrize(
     ("run", "host_said"),
     [

@@ -26,6 +26,17 @@ GIB = 2**30
         ({"name": "NVIDIA A10"}, "NVIDIA A10"),
         ({"name": "NVIDIA L4"}, "NVIDIA L4"),
         ({"name": "NVIDIA L40S"}, "NVIDIA L40S"),
+        ({"name": "NVIDIA L40"}, "NVIDIA L40"),
+        ({"name": "NVIDIA A40"}, "NVIDIA A40"),
+        ({"name": "NVIDIA A30"}, "NVIDIA A30"),
+        ({"name": "NVIDIA RTX A6000"}, "NVIDIA RTX A6000"),
+        ({"name": "NVIDIA RTX 6000 Ada Generation"}, "NVIDIA RTX 6000 Ada Generation"),
+        ({"name": "NVIDIA GeForce RTX 4090"}, "NVIDIA GeForce RTX 4090"),
+        ({"name": "NVIDIA GeForce RTX 3090"}, "NVIDIA GeForce RTX 3090"),
+        ({"name": "NVIDIA H800"}, "NVIDIA H800 SXM5"),
+        ({"name": "NVIDIA H800 PCIe"}, "NVIDIA H800 PCIe"),
+        ({"name": "NVIDIA A800-SXM4-80GB"}, "NVIDIA A100 80GB SXM4"),
+        ({"name": "NVIDIA A800 80GB PCIe"}, "NVIDIA A100 80GB PCIe"),
         ({"name": "Tesla T4"}, "NVIDIA T4"),
         ({"name": "Tesla V100-SXM2-32GB"}, "NVIDIA V100 SXM2"),
         ({"name": "Tesla V100-PCIE-16GB"}, "NVIDIA V100 PCIe"),
@@ -104,19 +115,68 @@ def test_ridge_point_is_flops_per_byte():
 
 def test_theoretical_fallback_for_unknown_nvidia():
     props = {
-        "name": "NVIDIA GeForce RTX 4090",
+        "name": "NVIDIA GeForce RTX 4080",
         "computeMajor": 8,
         "computeMinor": 9,
-        "numSms": 128,
+        "numSms": 76,
         "warpSize": 32,
     }
     peak = match_device(props)
     assert peak.source.startswith("theoretical:")
-    assert peak.peak_for("fp32") == pytest.approx(128 * 128 * 2 * 2.5e9 / 1e12, rel=1e-3)
-    assert peak.mem_bw_gbps is None and peak.peak_for("bf16") is None
-    with_clock = match_device({**props, "clockRate": 2520000})  # kHz, as cudaDeviceProp has it
-    assert with_clock.peak_for("fp32") == pytest.approx(82.58, rel=1e-3)
+    assert peak.peak_for("fp32") == pytest.approx(76 * 128 * 2 * 2.5e9 / 1e12, rel=1e-3)
+    # a GeForce card: FP16/BF16 with FP32 accumulate at half the workstation rate
+    assert peak.peak_for("bf16") == pytest.approx(76 * 512 * 2.5e9 / 1e12, rel=1e-3)
+    assert peak.peak_for("tf32") == pytest.approx(peak.peak_for("bf16") / 2, rel=1e-3)
+    assert peak.peak_for("fp8") == pytest.approx(peak.peak_for("bf16") * 2, rel=1e-3)
+    assert peak.mem_bw_gbps is None and peak.peak_for("int8") is None
+    with_clock = match_device({**props, "clockRate": 2505000})  # kHz, as cudaDeviceProp has it
+    assert with_clock.peak_for("fp32") == pytest.approx(48.74, rel=1e-3)
     assert "clock from the trace" in with_clock.source
+    # the same chip's workstation part runs at the full rate
+    pro = match_device({**props, "name": "NVIDIA RTX 5000 Ada Generation", "numSms": 100})
+    assert pro.peak_for("bf16") == pytest.approx(100 * 1024 * 2.5e9 / 1e12, rel=1e-3)
+
+
+def test_no_tensor_guess_where_the_rate_is_not_known():
+    # Volta and Turing have FP16 tensor cores only; an architecture without a datasheet rate
+    # behind it (Blackwell GeForce, sm_120) gets FP32 alone
+    volta = match_device({"name": "NVIDIA Mystery", "computeMajor": 7, "numSms": 80})
+    assert volta.peak_for("fp16") and volta.peak_for("bf16") is None
+    blackwell = match_device(
+        {"name": "NVIDIA GeForce RTX 5090", "computeMajor": 12, "computeMinor": 0, "numSms": 170}
+    )
+    assert set(blackwell.tflops) == {"fp32"} and "FP32 only" in blackwell.source
+
+
+@pytest.mark.parametrize(
+    "name,major,minor,sms,clock_mhz",
+    [
+        ("NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410),
+        ("NVIDIA H100 80GB HBM3", 9, 0, 132, 1830),
+        ("Tesla V100-SXM2-32GB", 7, 0, 80, 1530),
+        ("Tesla T4", 7, 5, 40, 1590),
+        ("NVIDIA A10", 8, 6, 72, 1695),
+        ("NVIDIA L4", 8, 9, 58, 2040),
+        ("NVIDIA L40S", 8, 9, 142, 2520),
+        ("NVIDIA GeForce RTX 3090", 8, 6, 82, 1695),
+        ("NVIDIA GeForce RTX 4090", 8, 9, 128, 2520),
+    ],
+)
+def test_tensor_fallback_agrees_with_datasheets_at_their_clock(name, major, minor, sms, clock_mhz):
+    table = match_device({"name": name}).peak_for("fp16")
+    unlisted = name.replace("RTX 4090", "RTX 40x0").replace("RTX 3090", "RTX 30x0")
+    unlisted = unlisted if "GeForce" in name else "NVIDIA Unknown"
+    fallback = match_device(
+        {
+            "name": unlisted,
+            "computeMajor": major,
+            "computeMinor": minor,
+            "numSms": sms,
+            "clockRate": clock_mhz * 1000,
+        }
+    )
+    assert fallback.source.startswith("theoretical:")
+    assert fallback.peak_for("fp16") == pytest.approx(table, rel=0.02)
 
 
 @pytest.mark.parametrize(
