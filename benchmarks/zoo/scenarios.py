@@ -6106,6 +6106,126 @@ def mamba2_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, 8, config)
 
 
+# ---- holdout 60 ---------------------------------------------------------------------------------
+
+
+def gpt2_generate_no_cache(
+    variant: str, batch: int = 16, prompt: int = 512, new_tokens: int = 64, **sizes
+) -> Built:
+    """HF GPT-2 at gpt2-medium sizes (24 layers x 1024, 16 heads) in eval, BF16 autocast,
+    generating `new_tokens` greedily for `batch` prompts of `prompt` tokens: the model's config
+    left at use_cache=False, as a model trained with gradient checkpointing carries it (HF sets
+    it so and warns), every new token running the whole sequence through the model again (bad),
+    vs use_cache=True, the KV cache (fixed)."""
+    model, cfg, torch = _gpt2(**{"n_layer": 24, "n_embd": 1024, "n_head": 16, **sizes})
+    model.eval()
+    cache = variant == "fixed"
+    model.config.use_cache = cache
+    ids = torch.randint(0, cfg.vocab_size, (batch, prompt), device="cuda")
+    step = _inference_step(
+        torch,
+        model.generate,
+        input_ids=ids,
+        attention_mask=torch.ones_like(ids),
+        max_new_tokens=new_tokens,
+        min_new_tokens=new_tokens,
+        do_sample=False,
+        use_cache=cache,
+        pad_token_id=0,
+    )
+    config = {"model": "gpt2-medium sizes (config)", "prompt": prompt, "new_tokens": new_tokens}
+    return Built(step, batch, {**config, "autocast": "bf16", "kv_cache": cache}, timed_steps=3)
+
+
+def ast_fp32_precision(variant: str, batch: int = 16, frames: int = 1024) -> Built:
+    """HF Audio Spectrogram Transformer (config: ViT-B, 128 mel bins x `frames` frames, patches
+    of 16 at stride 10: 1,212 tokens) trained for 527-way audio tagging with a multi-label
+    BCE loss, fused AdamW: default flags (bad: FP32) vs BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import ASTConfig, ASTForAudioClassification
+
+    cfg = ASTConfig(max_length=frames, num_labels=527)
+    model = ASTForAudioClassification(cfg)
+    x = torch.randn(batch, frames, cfg.num_mel_bins, device="cuda")
+    y = (torch.rand(batch, 527, device="cuda") < 0.02).float()
+    F = torch.nn.functional
+    config = {"model": "ast vit-b (config)", "spectrograms": f"{batch} x {frames} x 128"}
+    return _hf_train(
+        torch,
+        model,
+        lambda m: F.binary_cross_entropy_with_logits(m(input_values=x).logits.float(), y),
+        batch,
+        config,
+        bf16=variant == "fixed",
+    )
+
+
+def inception_v3_healthy(variant: str) -> Built:
+    """torchvision Inception v3 trained on 299 x 299 images with its auxiliary classifier (loss
+    + 0.4 x the auxiliary loss), batch 128, BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.inception_v3(weights=None, aux_logits=True, init_weights=True)
+    model = model.cuda().to(memory_format=torch.channels_last)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 299, 299, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, model)
+    F = torch.nn.functional
+
+    def loss():
+        out = run(x)
+        return F.cross_entropy(out.logits, y) + 0.4 * F.cross_entropy(out.aux_logits, y)
+
+    step = _train_step(torch, opt, loss, bf16=True)
+    config = {"model": "torchvision inception_v3 (aux logits)", "images": "128 x 299 x 299"}
+    return Built(
+        step,
+        128,
+        {**config, "autocast": "bf16", "channels_last": True, "optimizer": "AdamW(fused)"},
+    )
+
+
+def gptneo_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF GPT-Neo at 125M sizes (12 layers x 768, global and local attention in turn, a window
+    of 256; its own eager attention, which upcasts queries and keys to FP32) causal-LM training
+    on `batch` x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+
+    layers = sizes.pop("num_layers", 12)
+    cfg = GPTNeoConfig(
+        num_layers=layers,
+        attention_types=[[["global", "local"], layers // 2]],
+        hidden_size=sizes.pop("hidden_size", 768),
+        num_heads=sizes.pop("num_heads", 12),
+        window_size=256,
+        max_position_embeddings=2048,
+        vocab_size=50304,
+        **sizes,
+    )
+    model = GPTNeoForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": "gpt-neo 125M sizes (config)", "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+
+
+def timesformer_healthy(variant: str, batch: int = 4, **sizes) -> Built:
+    """HF TimeSformer (config: ViT-B, 8 frames of 224 x 224, divided space-time attention, its
+    own eager attention) video classification training, `batch` clips a step, 400 classes, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import TimesformerConfig, TimesformerForVideoClassification
+
+    cfg = TimesformerConfig(num_labels=400, **sizes)
+    model = TimesformerForVideoClassification(cfg)
+    clips = torch.randn(batch, cfg.num_frames, 3, cfg.image_size, cfg.image_size, device="cuda")
+    y = torch.randint(0, 400, (batch,), device="cuda")
+    config = {"model": "timesformer vit-b (config)", "clips": f"{batch} x 8 x 224 x 224"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=clips, labels=y).loss, batch, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6333,6 +6453,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnest_healthy,
         dpt_healthy,
         mamba2_healthy,
+        gpt2_generate_no_cache,
+        ast_fp32_precision,
+        inception_v3_healthy,
+        gptneo_healthy,
+        timesformer_healthy,
     )
 }
 
