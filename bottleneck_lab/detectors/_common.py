@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
-from .. import facts
+from .. import facts, replay
 from ..diagnosis import Finding, severity_for_share
 from ..op_flops import matrix_owner
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor, outermost
+
+# Recorded matrix products and which of their inputs are (activation, weight).
+MATMUL_INPUTS = {"aten::linear": (0, 1), "aten::mm": (0, 1), "aten::matmul": (0, 1)}
+MATMUL_INPUTS["aten::addmm"] = (1, 2)
 
 
 def trace_start(frame: TraceFrame) -> float:
@@ -205,3 +211,61 @@ def shape_changes(frame: TraceFrame, top: int = 3) -> list[dict]:
                 {"op": name, "shapes_by_step": {s: d[:80] for s, d in list(by_step.items())[:3]}}
             )
     return out[:top]
+
+
+def in_steps(frame: TraceFrame) -> np.ndarray:
+    """Mask over CPU ops: the launching process's ops inside the steps (what
+    facts.ops_in_steps counts)."""
+    ops = frame.cpu_ops
+    mt = facts.main_thread(frame)
+    inside = ops["step"].to_numpy() >= 0
+    return inside if mt is None else inside & (ops["pid"].to_numpy() == mt[0])
+
+
+def forward_matmuls(frame: TraceFrame, is_node: np.ndarray) -> pd.DataFrame:
+    """The forward pass's outermost products of an activation by a weight matrix in the steps (no
+    matmul or autograd-engine node above them; loss, metric and optimizer products too), each
+    with its thread, start, row count (rows) and weight shape (weight)."""
+    ops = frame.cpu_ops
+    is_mm = ops["name"].isin(list(MATMUL_INPUTS)).to_numpy()
+    parent = ops["parent"].to_numpy()
+    above = nearest_ancestor(parent, parent, is_mm | is_node) >= 0
+    rows = np.flatnonzero(is_mm & ~above & ~is_node & in_steps(frame))
+    names = ops["name"].astype(object).to_numpy()
+    all_dims = ops["input_dims"].to_numpy()
+    out = []
+    for i in rows:
+        dims = all_dims[i]
+        a, w = MATMUL_INPUTS[names[i]]
+        if not isinstance(dims, list) or len(dims) <= max(a, w):
+            continue
+        x, weight = dims[a], dims[w]
+        # a weight is one matrix: a batched second operand ([..., k, n]: attention's q @ k^T)
+        # is activations, whose row counts change with the stage, not with a router
+        if not (
+            isinstance(x, list) and isinstance(weight, list) and len(x) >= 2 and len(weight) == 2
+        ) or not all(type(v) is int for v in x + weight):
+            continue
+        out.append((i, math.prod(x[:-1]), tuple(weight)))
+    mm = pd.DataFrame(out, columns=["row", "rows", "weight"])
+    at = mm["row"].to_numpy(dtype=np.int64)
+    return mm.assign(
+        step=ops["step"].to_numpy()[at],
+        tid=ops["tid"].to_numpy()[at],
+        ts=ops["ts"].to_numpy()[at],
+    ).sort_values(["tid", "ts"], ignore_index=True)
+
+
+def kernel_step_saving_us(
+    frame: TraceFrame, gpu_saved: float, shorter: pd.Series, profiler_share: float
+) -> tuple[float, float | None]:
+    """The step saving of kernels `shorter` by that much (gpu_saved in all, per step) with the
+    host's work taken at `profiler_share`, and the replay's where it bounds it. GPU time saved
+    shortens the step only where the GPU, not the host, sets its length; where the host and the
+    GPU take turns (at syncs) that bound is too kind, since only the stretches the GPU sets get
+    shorter: the replay says how many."""
+    step_saved = facts.step_saving_us(frame, gpu_saved, profiler_share=profiler_share)
+    if facts.gpu_sets_step(frame):
+        return step_saved, None
+    replayed = replay.gpu_saving_us(frame, shorter, profiler_share)
+    return min(step_saved, replayed), replayed

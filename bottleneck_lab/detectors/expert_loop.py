@@ -23,7 +23,6 @@ decoding), or whose groups drop tokens.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,16 +33,13 @@ from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
 from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
-from ._common import cost, when
+from ._common import cost, forward_matmuls, in_steps, when
 from ._examples import BF16, BF16_GEMM, launch, steps
 
 CODE = "expert-loop"
 KIND = "host_bound"
 REQUIRES = {"kernels", "steps", "shapes"}
 
-# Recorded matrix products and which of their inputs are (activation, weight).
-MATMUL_INPUTS = {"aten::linear": (0, 1), "aten::mm": (0, 1), "aten::matmul": (0, 1)}
-MATMUL_INPUTS["aten::addmm"] = (1, 2)
 # A router sends each token to at most this many experts.
 MAX_EXPERTS_PER_TOKEN = 16
 
@@ -57,49 +53,6 @@ class Config:
     # per expert, shared only by the products of one expert (gate and up projections)
     min_groups_count: int = 4
     min_share_pct: float = 3.0
-
-
-def _in_steps(frame: TraceFrame) -> np.ndarray:
-    """Mask over CPU ops: the launching process's ops inside the steps (what
-    facts.ops_in_steps counts)."""
-    ops = frame.cpu_ops
-    mt = facts.main_thread(frame)
-    inside = ops["step"].to_numpy() >= 0
-    return inside if mt is None else inside & (ops["pid"].to_numpy() == mt[0])
-
-
-def _forward_matmuls(frame: TraceFrame, is_node: np.ndarray) -> pd.DataFrame:
-    """The forward pass's outermost products of an activation by a weight matrix in the steps (no
-    matmul or autograd-engine node above them; loss, metric and optimizer products too), each
-    with its thread, start, row count (rows) and weight shape (weight)."""
-    ops = frame.cpu_ops
-    is_mm = ops["name"].isin(list(MATMUL_INPUTS)).to_numpy()
-    parent = ops["parent"].to_numpy()
-    above = nearest_ancestor(parent, parent, is_mm | is_node) >= 0
-    rows = np.flatnonzero(is_mm & ~above & ~is_node & _in_steps(frame))
-    names = ops["name"].astype(object).to_numpy()
-    all_dims = ops["input_dims"].to_numpy()
-    out = []
-    for i in rows:
-        dims = all_dims[i]
-        a, w = MATMUL_INPUTS[names[i]]
-        if not isinstance(dims, list) or len(dims) <= max(a, w):
-            continue
-        x, weight = dims[a], dims[w]
-        # a weight is one matrix: a batched second operand ([..., k, n]: attention's q @ k^T)
-        # is activations, whose row counts change with the stage, not with a router
-        if not (
-            isinstance(x, list) and isinstance(weight, list) and len(x) >= 2 and len(weight) == 2
-        ) or not all(type(v) is int for v in x + weight):
-            continue
-        out.append((i, math.prod(x[:-1]), tuple(weight)))
-    mm = pd.DataFrame(out, columns=["row", "rows", "weight"])
-    at = mm["row"].to_numpy(dtype=np.int64)
-    return mm.assign(
-        step=ops["step"].to_numpy()[at],
-        tid=ops["tid"].to_numpy()[at],
-        ts=ops["ts"].to_numpy()[at],
-    ).sort_values(["tid", "ts"], ignore_index=True)
 
 
 def _grouped_weights(g: pd.DataFrame, cfg: Config) -> set:
@@ -166,7 +119,7 @@ def _loop_ops(frame: TraceFrame, loops: list[pd.DataFrame], is_node: np.ndarray)
     seq = ops["seq"].to_numpy() if "seq" in ops else np.full(len(ops), -1)
     # the autograd-engine node each op runs under (itself if it is one): one forward op's backward
     node_of = nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), is_node)
-    counted = _in_steps(frame)
+    counted = in_steps(frame)
     forward_ops = np.flatnonzero(counted & (node_of < 0))
     by_thread = {}
     for t in np.unique(tid[forward_ops]):
@@ -207,7 +160,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if not frame.has_steps or not frame.has_gpu:
         return []
     is_node = name_mask(frame.cpu_ops["name"], facts.ENGINE_NODE)
-    mm = _forward_matmuls(frame, is_node)
+    mm = forward_matmuls(frame, is_node)
     if not len(mm):
         return []
     loops = _loops(mm, cfg)

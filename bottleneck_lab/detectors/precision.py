@@ -42,14 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import facts, replay
+from .. import facts
 from ..diagnosis import SEVERITIES, Finding, severity_for_share
 from ..efficiency import compute_ops, device_peak, kernel_flops, memory_bound_kernels
 from ..op_flops import named_matrix_kernels
 from ..trace import TraceFrame
 from ..trace.frame import name_mask
 from ..trace.synth import TraceBuilder
-from ._common import cost, when
+from ._common import cost, kernel_step_saving_us, when
 from ._examples import BF16, BF16_GEMM, STEPS, launch, mm_args
 
 CODE = "precision"
@@ -241,21 +241,6 @@ def _matrix_kernels(frame: TraceFrame, peak) -> tuple[pd.DataFrame, pd.Series]:
     return k, k.groupby("dtype")["flops"].sum()
 
 
-def _step_saving_us(
-    frame: TraceFrame, gpu_saved: float, shorter: pd.Series, profiler_share: float
-) -> tuple[float, float | None]:
-    """The step saving of kernels `shorter` by that much (gpu_saved in all, per step) with the
-    host's work taken at `profiler_share`, and the replay's where it bounds it. GPU time saved
-    shortens the step only where the GPU, not the host, sets its length; where the host and the
-    GPU take turns (at syncs) that bound is too kind, since only the stretches the GPU sets get
-    shorter: the replay says how many."""
-    step_saved = facts.step_saving_us(frame, gpu_saved, profiler_share=profiler_share)
-    if facts.gpu_sets_step(frame):
-        return step_saved, None
-    replayed = replay.gpu_saving_us(frame, shorter, profiler_share)
-    return min(step_saved, replayed), replayed
-
-
 PAD_FIX = (
     "Pad the odd dimension to a multiple of 64 (8 at least) so cuBLAS can pick its fast "
     "kernels: a vocabulary with model.resize_token_embeddings(n, pad_to_multiple_of=64) (HF) or "
@@ -287,7 +272,7 @@ def _misaligned_finding(
     if gpu_saved > 0:
         saved = gpu_saved
         if not facts.gpu_sets_step(frame):
-            saved, replayed = _step_saving_us(
+            saved, replayed = kernel_step_saving_us(
                 frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP_LOW
             )
             evidence["replay_step_saving_us"] = round(replayed or 0.0, 1)
@@ -386,11 +371,11 @@ def detect(frame: TraceFrame, cfg: Config):
     # The host's real speed, which the profiler hides, decides how much of that the step sees.
     # The promise takes the host at its slowest plausible (PROFILER_SHARE_OF_HOST_OP_LOW);
     # at the median share is the upper end, said beside it.
-    step_saved, replayed = _step_saving_us(
+    step_saved, replayed = kernel_step_saving_us(
         frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP_LOW
     )
     per_step, share = cost(frame, step_saved * n_steps)
-    median = _step_saving_us(frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP)[0]
+    median = kernel_step_saving_us(frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP)[0]
     _, upper = cost(frame, median * n_steps)
     if share < cfg.min_share_pct and upper < REPORT_ON_UPPER_PCT:
         return []
