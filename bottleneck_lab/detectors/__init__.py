@@ -47,6 +47,7 @@ MODULES = (
     "fusion",
     "eager_attention",
     "expert_loop",
+    "prefix_recompute",
 )
 PREREQUISITES = {
     "kernels",

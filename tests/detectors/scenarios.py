@@ -39,6 +39,7 @@ from bottleneck_lab.detectors.launch_overhead import example as launch_overhead
 from bottleneck_lab.detectors.memcpy import example as memcpy
 from bottleneck_lab.detectors.precision import FP32_SIMT_GEMM, GEMM_N, TF32_GEMM
 from bottleneck_lab.detectors.precision import example as precision
+from bottleneck_lab.detectors.prefix_recompute import example as prefix_recompute
 from bottleneck_lab.detectors.small_batch import example as small_batch
 from bottleneck_lab.detectors.sync_stall import example as sync_stall
 from bottleneck_lab.trace.synth import TraceBuilder, load
@@ -59,6 +60,7 @@ SCENARIOS: dict[str, Callable[[bool], TraceBuilder]] = {
     "precision": precision,
     "cold-start": cold_start,
     "expert-loop": expert_loop,
+    "prefix-recompute": prefix_recompute,
 }
 __all__ = [
     "BF16",

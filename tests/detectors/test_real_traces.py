@@ -361,6 +361,35 @@ def test_a_model_made_float64_is_priced_against_bf16():
     assert not [x for x in fixed.findings if x.kind == "precision" and x.severity != "info"]
 
 
+@pytest.mark.parametrize(
+    ("run", "passes"),
+    [
+        ("nanogpt_generate_eos_item/bad", 128),
+        ("nanogpt_generate_eos_item/fixed", 128),
+        ("gpt2_generate_b1/bad", None),
+        ("gpt2_generate_b1/fixed", None),
+        ("t5_generate_b1/bad", None),
+        ("unet_sampler_b1/bad", None),
+    ],
+)
+def test_generation_without_a_kv_cache_is_named_and_priced_by_what_sets_the_step(run, passes):
+    """The lecture GPT's sampling loop (holdout 56) feeds the whole sequence back for each of its
+    128 characters: prefix-recompute finds 128 passes a step from 1 to 128 tokens. Its kernels
+    take 0.3 ms a pass whatever the length (the fit's constant), and the host sets the step, so
+    it promises almost nothing and says so, at info. HF generate with its cache (GPT-2, T5) and
+    a diffusion sampler (constant shapes) get no such finding."""
+    found = [f for f in _zoo(run).findings if f.code == "prefix-recompute"]
+    if passes is None:
+        assert not found
+        return
+    (f,) = found
+    assert f.kind == "recompute" and f.severity == "info"
+    assert f.evidence["passes_per_step"] == passes
+    assert f.evidence["tokens_per_sequence"] == [1, 128]
+    assert f.evidence["gpu_time_saved_us_per_step"] < 0.1 * f.evidence["pass_kernel_us_per_step"]
+    assert "the host sets the step" in f.title and "use_cache=True" in f.fix
+
+
 def test_an_fp32_run_on_a_gpu_the_table_does_not_list_still_gets_precision_and_mfu():
     """ConvNeXt-T trained in FP32 (holdout 20's bad run, H100) with its device relabelled as a
     GeForce RTX 4080 (sm_89, 76 SMs), a card the peak table does not list: the theoretical
