@@ -112,9 +112,8 @@ def _fit(n: np.ndarray, t: np.ndarray) -> tuple[float, float, float]:
 def detect(frame: TraceFrame, cfg: Config):
     ops = frame.cpu_ops
     is_node = name_mask(ops["name"], facts.ENGINE_NODE)
-    if (
-        is_node & (ops["step"].to_numpy() >= 0)
-    ).any():  # a training step: a cache only serves generation
+    training = (is_node & (ops["step"].to_numpy() >= 0)).any()
+    if training:  # a cache serves generation only
         return []
     mm = forward_matmuls(frame, is_node)
     runs = _growing_passes(mm, cfg) if len(mm) else []
