@@ -1,5 +1,4 @@
-"""Generation that runs the whole sequence through the model for every new token: no KV cache
-(prefix-recompute).
+"""Generation without a KV cache: each new token runs the whole sequence again (prefix-recompute).
 
 Symptom: in a step with no backward pass, the same weight matrices are multiplied, pass after
 pass, by activations whose row count grows by the same amount each pass (batch x 1 token):
