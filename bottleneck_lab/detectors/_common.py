@@ -222,11 +222,20 @@ def in_steps(frame: TraceFrame) -> np.ndarray:
     return inside if mt is None else inside & (ops["pid"].to_numpy() == mt[0])
 
 
-def forward_matmuls(frame: TraceFrame, is_node: np.ndarray) -> pd.DataFrame:
+def forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
     """The forward pass's outermost products of an activation by a weight matrix in the steps (no
     matmul or autograd-engine node above them; loss, metric and optimizer products too), each
-    with its thread, start, row count (rows) and weight shape (weight)."""
+    with its thread, start, row count (rows) and weight shape (weight). Worked out once a frame:
+    expert-loop and prefix-recompute both read it."""
+    cache = frame.__dict__.setdefault("_forward_matmuls", {})
+    if "mm" not in cache:
+        cache["mm"] = _forward_matmuls(frame)
+    return cache["mm"]
+
+
+def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
     ops = frame.cpu_ops
+    is_node = name_mask(ops["name"], facts.ENGINE_NODE)
     is_mm = ops["name"].isin(list(MATMUL_INPUTS)).to_numpy()
     parent = ops["parent"].to_numpy()
     above = nearest_ancestor(parent, parent, is_mm | is_node) >= 0

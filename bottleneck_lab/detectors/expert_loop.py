@@ -160,7 +160,7 @@ def detect(frame: TraceFrame, cfg: Config):
     if not frame.has_steps or not frame.has_gpu:
         return []
     is_node = name_mask(frame.cpu_ops["name"], facts.ENGINE_NODE)
-    mm = forward_matmuls(frame, is_node)
+    mm = forward_matmuls(frame)
     if not len(mm):
         return []
     loops = _loops(mm, cfg)

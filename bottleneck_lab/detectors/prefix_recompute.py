@@ -114,7 +114,7 @@ def detect(frame: TraceFrame, cfg: Config):
     training = (is_node & (ops["step"].to_numpy() >= 0)).any()
     if training:  # a cache serves generation only
         return []
-    mm = forward_matmuls(frame, is_node)
+    mm = forward_matmuls(frame)
     runs = _growing_passes(mm, cfg) if len(mm) else []
     if not runs:
         return []
@@ -173,8 +173,7 @@ def detect(frame: TraceFrame, cfg: Config):
     title = (
         f"Generation without a KV cache: {passes_said} run the whole sequence again "
         f"({first:,} to {last:,} tokens a sequence, {rise:,} row{'s' * (rise != 1)} more each "
-        f"pass); caching keys "
-        f"and values would save ~{share:.0f}% of the step"
+        f"pass); caching keys and values would save ~{share:.0f}% of the step"
     )
     if gpu_saved > 0 and step_saved < 0.5 * gpu_saved:
         title += f" (of {gpu_saved / 1000:.2f} ms of kernel time a step: the host sets the step)"
