@@ -6120,6 +6120,11 @@ def gpt2_generate_no_cache(
     vs use_cache=True, the KV cache (fixed)."""
     model, cfg, torch = _gpt2(**{"n_layer": 24, "n_embd": 1024, "n_head": 16, **sizes})
     model.eval()
+    # generate calls the model itself: compile_savings.py's modes compile it in place
+    if COMPILE_BLOCKS:
+        _compile_around_attention(model)
+    elif COMPILE_MODEL:
+        model.compile()
     cache = variant == "fixed"
     model.config.use_cache = cache
     ids = torch.randint(0, cfg.vocab_size, (batch, prompt), device="cuda")
