@@ -14,8 +14,10 @@ preallocated cache) and feed only the new token with its position.
 Estimate: each pass's kernel time is fitted as a + b n + c n^2 over the passes (n the tokens a
 sequence holds at that pass); with a cache a pass after the first takes a + b + c n (one new
 token, attention over n keys). Kernels shortened by that much are replayed with the host's work
-as the trace shows it (at the profiler's low share, the slowest plausible host): where the host
-sets the step (small models, short sequences), little of it is step time.
+as the trace shows it, at the profiler's median share: the cache adds almost no host work (HF
+GPT-2's cached run recorded 1.5% more ops), unlike autocast, whose casts are why precision takes
+the host at its slowest. Where the host sets the step (small models, short sequences), little
+of the kernel time is step time.
 Not caught: a profile that marks a step per new token (one pass a step: a sweep over sequence
 lengths, one length a step, would look the same across steps), or a loop that recomputes only
 a window of fixed length (nanoGPT once the sequence outgrows block_size).
@@ -148,7 +150,13 @@ def detect(frame: TraceFrame, cfg: Config):
     shorter = pd.concat(parts)
     n_steps = max(len(frame.steps), 1)
     gpu_saved = float(shorter.sum()) / n_steps
+    # the host's work stays as it is (the cache's few ops aside), so its best estimate, the
+    # median share, bounds the step; the low share's saving is said beside it. Measured (holdout
+    # 60, HF GPT-2 at gpt2-medium sizes): 52.7% saved, 43% at the median, 25% at the low share
     step_saved, replayed = kernel_step_saving_us(
+        frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP
+    )
+    slowest, _ = kernel_step_saving_us(
         frame, gpu_saved, shorter, facts.PROFILER_SHARE_OF_HOST_OP_LOW
     )
     per_step, share = cost(frame, step_saved * n_steps)
@@ -165,6 +173,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "pass_kernel_us_per_step": round(pass_us / n_steps, 1),
         "cached_kernel_us_per_step_est": round(cached_us / n_steps, 1),
         "gpu_time_saved_us_per_step": round(gpu_saved, 1),
+        "step_saving_us_host_at_slowest": round(slowest, 1),
         "fit_us": {"a": round(a, 2), "b": round(b, 3), "c": round(c, 5)},
     }
     if replayed is not None:
