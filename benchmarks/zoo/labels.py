@@ -3567,7 +3567,8 @@ HOLDOUT60: tuple[Scenario, ...] = (
         "step, fused AdamW: default flags (FP32) vs BF16 autocast",
         # measured: 310.25 -> 45.44 ms (85.4% saved): precision is the bad run's diagnosis.
         # GPU busy 309.3 (100%) and 46.0 ms (101%): no host kinds; torch.compile(model) measured
-        # 310.09 -> 320.64 ms (-3.4%) and 44.84 -> 97.81 ms (-118.1%): no fusion
+        # 310.09 -> 320.64 ms (-3.4%) and 44.84 -> 97.81 ms (-118.1%): no fusion (compiled
+        # around attention, --blocks, after the score: 44.46 -> 58.80 ms, -32.2%)
         {"bad": Run(_k("precision")), "fixed": HEALTHY},
         fix_kind="precision",
     ),
