@@ -3597,6 +3597,58 @@ HOLDOUT60: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 61 (2026-11-28, thirty-eighth session), builders and rules written and committed
+# after holdout 60's score, before any of them ran on a GPU (this session's device time was
+# spent); no rule was written from these models or setups: HF PVTv2 (b2 sizes) image
+# classification in FP32 with default flags vs BF16 autocast; HF ERNIE (base sizes) masked-LM
+# fine-tuning at 16 x 128 tokens logging every parameter's gradient norm each step, each read
+# with .item() vs stacked and read once; timm EdgeNeXt-S, HF Pegasus (12 + 12 layers, its
+# 96,103-token vocabulary) and HF StableLM (StableLM 2 1.6B sizes), each a healthy run.
+# Rules: a pair's fix counts if its fixed run measures >= 10% saving (the capture's sidecars);
+# then the bad run's diagnosis is precision (PVTv2) or sync_stall (ERNIE: a host-device sync per
+# parameter) and the fixed run is healthy; a fix under 10% makes both runs healthy. On every
+# run: a GPU busy under 80% of the synchronised step allows host_bound and launch_overhead;
+# torch.compile(model) >= 10% faster (compile_savings.py --model-only, after capture) allows
+# fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10%
+# less time per sample; precision on a vocabulary off a multiple of 8 (Pegasus) is allowed where
+# pad_vocab_savings.py measures >= 10%. Any other finding >= medium is a false alarm. The
+# labels below are the rules before any measurement; they are to be set from the measurements
+# before scoring.
+HOLDOUT61: tuple[Scenario, ...] = (
+    Scenario(
+        "pvt_v2_fp32_precision",
+        "HF PVTv2 (config: b2 sizes) image classification, 64 images of 224 x 224 a step, fused "
+        "AdamW: default flags (FP32) vs BF16 autocast",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "ernie_grad_norm_log",
+        "HF ERNIE (config: base sizes) masked-LM fine-tuning on 16 x 128 tokens, BF16 autocast, "
+        "fused AdamW, every parameter's gradient norm logged each step: one .item() each vs one "
+        "read of them stacked",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "edgenext_healthy",
+        "timm EdgeNeXt-S training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "pegasus_healthy",
+        "HF Pegasus (config: 12 + 12 layers x 768, 96,103-token vocabulary) summarisation "
+        "training on 8 documents of 512 tokens with 128-token summaries, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "stablelm_healthy",
+        "HF StableLM (config: StableLM 2 1.6B sizes) causal-LM training on 4 x 2048 tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -3725,6 +3777,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT58
     + HOLDOUT59
     + HOLDOUT60
+    + HOLDOUT61
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -6239,6 +6239,134 @@ def timesformer_healthy(variant: str, batch: int = 4, **sizes) -> Built:
     return _hf_train(torch, model, lambda m: m(pixel_values=clips, labels=y).loss, batch, config)
 
 
+# ---- holdout 61 ---------------------------------------------------------------------------------
+
+
+def pvt_v2_fp32_precision(variant: str, batch: int = 64, **sizes) -> Built:
+    """HF PVTv2 (config: b2 sizes, spatial-reduction attention over overlapping patch
+    embeddings) image classification on `batch` images of 224 x 224, 1000 classes, fused AdamW:
+    default flags (bad: FP32) vs BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import PvtV2Config, PvtV2ForImageClassification
+
+    cfg = PvtV2Config(
+        **{
+            "depths": [3, 4, 6, 3],
+            "hidden_sizes": [64, 128, 320, 512],
+            "num_attention_heads": [1, 2, 5, 8],
+            "num_labels": 1000,
+            **sizes,
+        }
+    )
+    model = PvtV2ForImageClassification(cfg)
+    x = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    config = {"model": "pvt_v2 b2 sizes (config)", "images": f"{batch} x 224 x 224"}
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(pixel_values=x, labels=y).loss,
+        batch,
+        config,
+        bf16=variant == "fixed",
+    )
+
+
+def ernie_grad_norm_log(variant: str, batch: int = 16, tokens: int = 128, **sizes) -> Built:
+    """HF ERNIE (config: ernie-3.0-base sizes, 12 layers x 768, task-type embeddings) masked-LM
+    fine-tuning on `batch` x `tokens` tokens, BF16 autocast, fused AdamW, logging every parameter's gradient
+    norm each step for a dashboard: each norm read with .item() in a loop over the parameters
+    (bad: a host-device sync per parameter, about 200 a step) vs the norms stacked on the GPU
+    and read once with .tolist() (fixed)."""
+    torch = _torch()
+    from transformers import ErnieConfig, ErnieForMaskedLM
+
+    cfg = ErnieConfig(**{"vocab_size": 40000, "use_task_id": True, **sizes})
+    model = ErnieForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    named = list(model.named_parameters())
+    logged: list[dict] = []
+
+    def log_norms(loss) -> None:
+        if variant == "bad":
+            logged.append({n: p.grad.norm().item() for n, p in named if p.grad is not None})
+        else:
+            having = [(n, p.grad) for n, p in named if p.grad is not None]
+            norms = torch.stack([g.norm() for _, g in having]).tolist()
+            logged.append(dict(zip((n for n, _ in having), norms)))
+        del logged[:-1]
+
+    config = {"model": "ernie 3.0 base sizes (config)", "tokens": f"{batch} x {tokens}"}
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(input_ids=ids, labels=ids).loss,
+        batch,
+        {**config, "grad_norms_read": "one .item() each" if variant == "bad" else "once"},
+        then=log_norms,
+    )
+
+
+def edgenext_healthy(variant: str) -> Built:
+    """timm EdgeNeXt-S (depth-wise convolutions, split depth-wise transposed attention, LayerNorm
+    in channels-last permutes) trained on 128 images of 224 x 224, BF16 autocast + channels_last,
+    fused AdamW."""
+    return _timm(_torch(), "edgenext_small", 128, fixed=True, fused_adamw=True)
+
+
+def pegasus_healthy(variant: str, batch: int = 8, source: int = 512, target: int = 128, **sizes):
+    """HF Pegasus (config: 12 + 12 layers x 768, its real 96,103-token vocabulary, sinusoidal
+    positions) summarisation training on `batch` documents of `source` tokens with summaries of
+    `target`, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import PegasusConfig, PegasusForConditionalGeneration
+
+    cfg = PegasusConfig(
+        **{
+            "d_model": 768,
+            "encoder_layers": 12,
+            "decoder_layers": 12,
+            "encoder_attention_heads": 12,
+            "decoder_attention_heads": 12,
+            "encoder_ffn_dim": 3072,
+            "decoder_ffn_dim": 3072,
+            "max_position_embeddings": 1024,
+            **sizes,
+        }
+    )
+    model = PegasusForConditionalGeneration(cfg)
+    src = torch.randint(0, cfg.vocab_size, (batch, source), device="cuda")
+    tgt = torch.randint(0, cfg.vocab_size, (batch, target), device="cuda")
+    config = {"model": "pegasus 12+12 x 768 (config)", "tokens": f"{batch} x {source} -> {target}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, batch, config)
+
+
+def stablelm_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF StableLM (config: StableLM 2 1.6B sizes, 24 layers x 2048, 32 heads, rotary on a
+    quarter of each head, LayerNorm, a 100,352-token vocabulary) causal-LM training on `batch`
+    x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import StableLmConfig, StableLmForCausalLM
+
+    cfg = StableLmConfig(
+        **{
+            "hidden_size": 2048,
+            "intermediate_size": 5632,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 32,
+            "partial_rotary_factor": 0.25,
+            "vocab_size": 100352,
+            "max_position_embeddings": 4096,
+            **sizes,
+        }
+    )
+    model = StableLmForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": "stablelm 2 1.6b sizes (config)", "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6471,6 +6599,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         inception_v3_healthy,
         gptneo_healthy,
         timesformer_healthy,
+        pvt_v2_fp32_precision,
+        ernie_grad_norm_log,
+        edgenext_healthy,
+        pegasus_healthy,
+        stablelm_healthy,
     )
 }
 
