@@ -6274,10 +6274,10 @@ def pvt_v2_fp32_precision(variant: str, batch: int = 64, **sizes) -> Built:
 
 def ernie_grad_norm_log(variant: str, batch: int = 16, tokens: int = 128, **sizes) -> Built:
     """HF ERNIE (config: ernie-3.0-base sizes, 12 layers x 768, task-type embeddings) masked-LM
-    fine-tuning on `batch` x `tokens` tokens, BF16 autocast, fused AdamW, logging every parameter's gradient
-    norm each step for a dashboard: each norm read with .item() in a loop over the parameters
-    (bad: a host-device sync per parameter, about 200 a step) vs the norms stacked on the GPU
-    and read once with .tolist() (fixed)."""
+    fine-tuning on `batch` x `tokens` tokens, BF16 autocast, fused AdamW, logging every
+    parameter's gradient norm each step for a dashboard: each norm read with .item() in a loop
+    over the parameters (bad: a host-device sync per parameter, about 200 a step) vs the norms
+    stacked on the GPU and read once with .tolist() (fixed)."""
     torch = _torch()
     from transformers import ErnieConfig, ErnieForMaskedLM
 
@@ -6314,10 +6314,12 @@ def edgenext_healthy(variant: str) -> Built:
     return _timm(_torch(), "edgenext_small", 128, fixed=True, fused_adamw=True)
 
 
-def pegasus_healthy(variant: str, batch: int = 8, source: int = 512, target: int = 128, **sizes):
-    """HF Pegasus (config: 12 + 12 layers x 768, its real 96,103-token vocabulary, sinusoidal
-    positions) summarisation training on `batch` documents of `source` tokens with summaries of
-    `target`, BF16 autocast, fused AdamW."""
+def pegasus_healthy(
+    variant: str, batch: int = 8, source: int = 512, target: int = 128, **sizes
+) -> Built:
+    """HF Pegasus (config: 12 + 12 layers x 768, pegasus-large's 96,103-token vocabulary,
+    sinusoidal positions) summarisation training on `batch` documents of `source` tokens with
+    summaries of `target`, BF16 autocast, fused AdamW."""
     torch = _torch()
     from transformers import PegasusConfig, PegasusForConditionalGeneration
 
@@ -6331,6 +6333,7 @@ def pegasus_healthy(variant: str, batch: int = 8, source: int = 512, target: int
             "encoder_ffn_dim": 3072,
             "decoder_ffn_dim": 3072,
             "max_position_embeddings": 1024,
+            "vocab_size": 96103,
             **sizes,
         }
     )
