@@ -18,6 +18,10 @@ as the trace shows it, at the profiler's median share: the cache adds almost no 
 GPT-2's cached run recorded 1.5% more ops), unlike autocast, whose casts are why precision takes
 the host at its slowest. Where the host sets the step (small models, short sequences), little
 of the kernel time is step time.
+Not modelled: the cache's own upkeep. HF's DynamicCache concatenates each layer's keys and
+values anew every pass: the cached GPT-2 run (holdout 60) had 359 ms of kernels a step, 176 of
+them those concatenations, where the estimate put the cached passes at 59 (the host set that
+step either way); a cached run whose GPU sets its step saves less than promised.
 Not caught: a profile that marks a step per new token (one pass a step: a sweep over sequence
 lengths, one length a step, would look the same across steps), or a loop that recomputes only
 a window of fixed length (nanoGPT once the sequence outgrows block_size).
