@@ -136,6 +136,15 @@ def _as_run(torch, model):
     return torch.compile(model) if COMPILE_MODEL else model
 
 
+def _compile_for_generate(model) -> None:
+    """A model its generate() calls, compiled in place under compile_savings.py's modes
+    (COMPILE_MODEL: the whole model; COMPILE_BLOCKS: around attention)."""
+    if COMPILE_BLOCKS:
+        _compile_around_attention(model)
+    elif COMPILE_MODEL:
+        model.compile()
+
+
 def _compile_around_attention(module) -> None:
     """Compile (nn.Module.compile, in place) the largest submodules with no attention module in
     them; an attention module with no attention module inside it (BertSelfAttention,
@@ -5454,6 +5463,7 @@ def t5_generate_b1(variant: str) -> Built:
     torch = _torch()
     model, cfg = _t5_small()
     model.eval()
+    _compile_for_generate(model)
     batch = 32 if variant == "fixed" else 1
     src = torch.randint(2, cfg.vocab_size, (batch, 128), device="cuda")
     step = _inference_step(
@@ -6120,11 +6130,7 @@ def gpt2_generate_no_cache(
     vs use_cache=True, the KV cache (fixed)."""
     model, cfg, torch = _gpt2(**{"n_layer": 24, "n_embd": 1024, "n_head": 16, **sizes})
     model.eval()
-    # generate calls the model itself: compile_savings.py's modes compile it in place
-    if COMPILE_BLOCKS:
-        _compile_around_attention(model)
-    elif COMPILE_MODEL:
-        model.compile()
+    _compile_for_generate(model)
     cache = variant == "fixed"
     model.config.use_cache = cache
     ids = torch.randint(0, cfg.vocab_size, (batch, prompt), device="cuda")
