@@ -48,6 +48,11 @@ KIND = "recompute"
 REQUIRES = {"kernels", "steps", "shapes"}
 
 
+# A cache that removes this share of the step's kernel time or more comes before any finding
+# priced on those kernels: their savings are mostly the same time, not added to it.
+GOES_FIRST_SHARE = 0.5
+
+
 @dataclass(frozen=True)
 class Config:
     # passes whose row count grows by one constant step, in a row: a generation loop; a model
@@ -198,6 +203,13 @@ def detect(frame: TraceFrame, cfg: Config):
         "saving grows with the sequence: each pass without a cache costs as much as the whole "
         "sequence so far."
     )
+    gpu_us = facts.gpu_time_us(frame)
+    if gpu_us > 0 and gpu_saved >= GOES_FIRST_SHARE * gpu_us:
+        # other findings priced on these kernels (fusion, precision) shrink with them
+        fix += (
+            f" Do this first: it removes {100 * gpu_saved / gpu_us:.0f}% of the step's kernel "
+            "time, and what other findings promise from those kernels goes with it."
+        )
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
 
 
