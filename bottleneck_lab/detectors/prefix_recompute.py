@@ -194,7 +194,10 @@ def detect(frame: TraceFrame, cfg: Config):
         f"pass); caching keys and values would save ~{share:.0f}% of the step"
     )
     if gpu_saved > 0 and step_saved < 0.5 * gpu_saved:
-        title += f" (of {gpu_saved / 1000:.2f} ms of kernel time a step: the host sets the step)"
+        title += (
+            f" (of {gpu_saved / 1000:.2f} ms of kernel time a step: without it the host sets "
+            "the step)"
+        )
     fix = (
         "Turn the KV cache on: model.generate(..., use_cache=True), or model.config.use_cache = "
         "True (training with gradient checkpointing sets it to False and generate honours it). "

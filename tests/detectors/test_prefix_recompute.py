@@ -40,7 +40,7 @@ def test_passes_growing_by_one_token_are_found_and_priced_where_the_gpu_sets_the
     # every pass after the prefill costs one token's 3 µs with the cache: 774 -> 81 µs of kernels
     assert f.evidence["cached_kernel_us_per_step_est"] == 81.0
     assert f.evidence["gpu_time_saved_us_per_step"] == 693.0
-    assert f.severity == "high" and "the host sets the step" not in f.title
+    assert f.severity == "high" and "host sets the step" not in f.title
 
 
 def test_a_batch_of_prompts_rises_by_the_batch_each_pass():
