@@ -6376,6 +6376,148 @@ def stablelm_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) 
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
 
 
+# ---- holdout 62 ---------------------------------------------------------------------------------
+
+
+def gpt_bigcode_eager_attention(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF GPTBigCode (config: 12 layers x 1024, 16 query heads sharing one key/value head, as
+    SantaCoder and StarCoder attend, a 49,152-token vocabulary) causal-LM training on `batch` x
+    `tokens` tokens, BF16 autocast, fused AdamW: attn_implementation="eager" (bad) vs "sdpa"
+    (fixed)."""
+    from transformers import GPTBigCodeConfig, GPTBigCodeForCausalLM
+
+    cfg = GPTBigCodeConfig(
+        **{
+            "n_embd": 1024,
+            "n_layer": 12,
+            "n_head": 16,
+            "multi_query": True,
+            "n_positions": tokens,
+            "vocab_size": 49152,
+            "bos_token_id": 0,
+            "eos_token_id": 0,
+            **sizes,
+        }
+    )
+    name = "gpt_bigcode 12 x 1024 multi-query (config)"
+    return _hf_attention(variant, GPTBigCodeForCausalLM, cfg, batch, tokens, name)
+
+
+def gemma3_healthy(variant: str, batch: int = 4, tokens: int = 1024, **sizes) -> Built:
+    """HF Gemma 3 text model (config: Gemma 3 1B sizes, 26 layers x 1152, 4 heads of 256, five
+    sliding-window layers of 512 to each global one, RMSNorm on queries and keys, its
+    262,144-token vocabulary; as many key/value heads as query heads, since FlopCounterMode
+    rejects grouped SDPA) causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    cfg = Gemma3TextConfig(
+        **{
+            "hidden_size": 1152,
+            "intermediate_size": 6912,
+            "num_hidden_layers": 26,
+            "num_attention_heads": 4,
+            "num_key_value_heads": 4,
+            "head_dim": 256,
+            "sliding_window": 512,
+            "vocab_size": 262144,
+            "max_position_embeddings": 4096,
+            **sizes,
+        }
+    )
+    model = Gemma3ForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": "gemma3 1b sizes (config)", "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+
+
+def qwen3_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
+    """HF Qwen3 (config: Qwen3 0.6B sizes, 28 layers x 1024, 16 heads of 128 with RMSNorm on
+    queries and keys, tied embeddings, its 151,936-token vocabulary; as many key/value heads as
+    query heads, since FlopCounterMode rejects grouped SDPA) causal-LM training on `batch` x
+    `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    cfg = Qwen3Config(
+        **{
+            "hidden_size": 1024,
+            "intermediate_size": 3072,
+            "num_hidden_layers": 28,
+            "num_attention_heads": 16,
+            "num_key_value_heads": 16,
+            "head_dim": 128,
+            "tie_word_embeddings": True,
+            "vocab_size": 151936,
+            "max_position_embeddings": 4096,
+            **sizes,
+        }
+    )
+    model = Qwen3ForCausalLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": "qwen3 0.6b sizes (config)", "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+
+
+def canine_healthy(variant: str, batch: int = 16, chars: int = 2048, **sizes) -> Built:
+    """HF CANINE (config: canine-s sizes, 12 layers x 768 over characters downsampled 4x by a
+    strided convolution, local attention in the character encoder) sequence classification on
+    `batch` texts of `chars` Unicode code points, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import CanineConfig, CanineForSequenceClassification
+
+    cfg = CanineConfig(**{"num_labels": 4, "max_position_embeddings": chars, **sizes})
+    model = CanineForSequenceClassification(cfg)
+    ids = torch.randint(32, 20000, (batch, chars), device="cuda")
+    y = torch.randint(0, 4, (batch,), device="cuda")
+    config = {"model": "canine-s sizes (config)", "chars": f"{batch} x {chars}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=y).loss, batch, config)
+
+
+def autoformer_healthy(
+    variant: str, batch: int = 32, context: int = 192, horizon: int = 96, **sizes
+) -> Built:
+    """HF Autoformer (config: the paper's ETT setting, 7 series, d_model 512, 2 encoder and 1
+    decoder layers, series decomposition and FFT auto-correlation in place of attention, a
+    Student-t output head) forecasting `horizon` steps from `context` (plus its 7 lags), batch
+    `batch`, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import AutoformerConfig, AutoformerForPrediction
+
+    cfg = AutoformerConfig(
+        **{
+            "prediction_length": horizon,
+            "context_length": context,
+            "input_size": 7,
+            "num_time_features": 4,
+            "lags_sequence": [1, 2, 3, 4, 5, 6, 7],
+            "d_model": 512,
+            "encoder_layers": 2,
+            "decoder_layers": 1,
+            "encoder_attention_heads": 8,
+            "decoder_attention_heads": 8,
+            "encoder_ffn_dim": 2048,
+            "decoder_ffn_dim": 2048,
+            **sizes,
+        }
+    )
+    model = AutoformerForPrediction(cfg)
+    past = context + max(cfg.lags_sequence)
+    inputs = {
+        "past_values": torch.randn(batch, past, 7, device="cuda"),
+        "past_time_features": torch.randn(batch, past, 4, device="cuda"),
+        "past_observed_mask": torch.ones(batch, past, 7, device="cuda"),
+        "future_values": torch.randn(batch, horizon, 7, device="cuda"),
+        "future_time_features": torch.randn(batch, horizon, 4, device="cuda"),
+    }
+    config = {
+        "model": "autoformer ETT sizes (config)",
+        "window": f"{batch} x {context} -> {horizon}",
+    }
+    return _hf_train(torch, model, lambda m: m(**inputs).loss, batch, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6613,6 +6755,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         edgenext_healthy,
         pegasus_healthy,
         stablelm_healthy,
+        gpt_bigcode_eager_attention,
+        gemma3_healthy,
+        qwen3_healthy,
+        canine_healthy,
+        autoformer_healthy,
     )
 }
 
