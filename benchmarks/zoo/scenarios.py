@@ -6475,49 +6475,6 @@ def canine_healthy(variant: str, batch: int = 16, chars: int = 2048, **sizes) ->
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=y).loss, batch, config)
 
 
-def autoformer_healthy(
-    variant: str, batch: int = 32, context: int = 192, horizon: int = 96, **sizes
-) -> Built:
-    """HF Autoformer (config: the paper's ETT setting, 7 series, d_model 512, 2 encoder and 1
-    decoder layers, series decomposition and FFT auto-correlation in place of attention, a
-    Student-t output head) forecasting `horizon` steps from `context` (plus its 7 lags), batch
-    `batch`, BF16 autocast, fused AdamW."""
-    torch = _torch()
-    from transformers import AutoformerConfig, AutoformerForPrediction
-
-    cfg = AutoformerConfig(
-        **{
-            "prediction_length": horizon,
-            "context_length": context,
-            "input_size": 7,
-            "num_time_features": 4,
-            "lags_sequence": [1, 2, 3, 4, 5, 6, 7],
-            "d_model": 512,
-            "encoder_layers": 2,
-            "decoder_layers": 1,
-            "encoder_attention_heads": 8,
-            "decoder_attention_heads": 8,
-            "encoder_ffn_dim": 2048,
-            "decoder_ffn_dim": 2048,
-            **sizes,
-        }
-    )
-    model = AutoformerForPrediction(cfg)
-    past = context + max(cfg.lags_sequence)
-    inputs = {
-        "past_values": torch.randn(batch, past, 7, device="cuda"),
-        "past_time_features": torch.randn(batch, past, 4, device="cuda"),
-        "past_observed_mask": torch.ones(batch, past, 7, device="cuda"),
-        "future_values": torch.randn(batch, horizon, 7, device="cuda"),
-        "future_time_features": torch.randn(batch, horizon, 4, device="cuda"),
-    }
-    config = {
-        "model": "autoformer ETT sizes (config)",
-        "window": f"{batch} x {context} -> {horizon}",
-    }
-    return _hf_train(torch, model, lambda m: m(**inputs).loss, batch, config)
-
-
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6759,7 +6716,6 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gemma3_healthy,
         qwen3_healthy,
         canine_healthy,
-        autoformer_healthy,
     )
 }
 
