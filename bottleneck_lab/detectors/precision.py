@@ -32,6 +32,9 @@ where that dimension is the vocabulary (the largest embedding table's rows: an L
 32,001 after a pad token was added), their kernels' time beyond what the step's aligned matmuls
 reach is the saving padding it to a multiple of 64 promises (measured: 20.6% promised, 19.3%
 saved on a Llama; 15.1% promised, 19.0% and 15.1% saved on HF BERT-base inference).
+Where the step runs FFTs (aten::_fft_*: FNet's token mixing, Autoformer's auto-correlation), the
+BF16 fix says to give them float32 inputs: torch.fft has no BF16 kernel and autocast does not
+cast their inputs, so BF16 autocast as is raises at the first one (Autoformer, holdout 62).
 """
 
 from __future__ import annotations
@@ -470,12 +473,33 @@ def detect(frame: TraceFrame, cfg: Config):
             "arrays from NumPy, float64 by default, as torch.from_numpy(a).float(); keep float64 "
             "only for the few numerics that need it. Then " + fix[0].lower() + fix[1:]
         )
+    ffts = _ffts_per_step(frame)
+    evidence["fft_calls_per_step"] = round(ffts, 1)
+    if ffts >= 1 and target == "bf16":
+        # torch.fft has no BF16 kernel and autocast leaves FFTs' inputs as they come: BF16 from
+        # the matmul before, so the first one raises (HF Autoformer under BF16 autocast, torch
+        # 2.11 on an H200: "RuntimeError: Unsupported dtype BFloat16" in torch.fft.rfft)
+        fix += (
+            f" This step runs {ffts:.0f} FFTs (aten::_fft_*): torch.fft has no BF16 kernel and "
+            "autocast does not cast their inputs, so under BF16 autocast the first one raises "
+            "'Unsupported dtype BFloat16'. Give each FFT a float32 input (torch.fft.rfft(x.float()), "
+            "or the FFT under torch.autocast('cuda', enabled=False)); FP16 works only for "
+            "power-of-two lengths. TF32 alone (torch.set_float32_matmul_precision('high')) needs "
+            "no change to them."
+        )
     if upper - share >= RANGE_PTS:
         fix += (
             " Time it before keeping it: autocast adds a cast before each FP32 matmul, host work "
             "a step the host sets pays in full (the sync demo's FP32 MLP ran 12.5% slower)."
         )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
+
+
+def _ffts_per_step(frame: TraceFrame) -> float:
+    """torch.fft transforms a step (aten::_fft_r2c, _fft_c2c, _fft_c2r in the steps)."""
+    ops = frame.cpu_ops
+    fft = ops["name"].astype(str).str.startswith("aten::_fft_").to_numpy()
+    return float((fft & (ops["step"] >= 0).to_numpy()).sum()) / max(len(frame.steps), 1)
 
 
 # --- example: positive (bad=True) and negative trace; `bottleneck-lab explain` shows it -------

@@ -361,6 +361,18 @@ def test_a_model_made_float64_is_priced_against_bf16():
     assert not [x for x in fixed.findings if x.kind == "precision" and x.severity != "info"]
 
 
+def test_bf16_advice_on_a_step_with_ffts_says_torch_fft_has_no_bf16():
+    """HF FNet mixes tokens with FFTs (holdout 58): the precision finding's BF16 autocast would
+    raise at the first FFT (torch.fft has no BF16 kernel; HF Autoformer under BF16 autocast
+    raised 'Unsupported dtype BFloat16' on the H200, holdout 62), so the fix says how to keep
+    them in float32, and that TF32 alone needs no change. A step without FFTs is not told."""
+    (f,) = [x for x in _zoo("fnet_tf32/bad").findings if x.kind == "precision"]
+    assert f.evidence["fft_calls_per_step"] == 24
+    assert "Unsupported dtype BFloat16" in f.fix and "x.float()" in f.fix
+    (g,) = [x for x in _zoo("mlp_float64/bad").findings if x.kind == "precision"]
+    assert g.evidence["fft_calls_per_step"] == 0 and "FFT" not in g.fix
+
+
 @pytest.mark.parametrize(
     ("run", "passes"),
     [
