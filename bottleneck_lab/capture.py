@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -157,15 +158,23 @@ def _timers_on(timers: Sequence[SpanTimer]) -> Iterator[None]:
             t.enabled = False
 
 
-def count_flops(step: Step) -> tuple[int, dict[str, int]]:
-    """FLOPs of one call of `step`, total and by aten op, as FlopCounterMode counts them."""
+def count_flops(step: Step) -> tuple[int | None, dict[str, int], str | None]:
+    """FLOPs of one call of `step`, total and by aten op, as FlopCounterMode counts them, and
+    None where it could not count: then (None, {}, why). A formula that rejects an op's shapes
+    must not cost the trace (torch 2.11's SDPA formula raises on grouped-query attention, where
+    torch 2.13's counts it), so the capture goes on without FLOPs and the sidecar says why."""
     from torch.utils.flop_counter import FlopCounterMode
 
     counter = FlopCounterMode(display=False)
-    with counter:
-        step()
+    try:
+        with counter:
+            step()
+    except Exception as e:  # noqa: BLE001 - any failure of the counter, reported in the sidecar
+        why = f"not counted: FlopCounterMode raised {type(e).__name__}: {str(e)[:200]}"
+        print(f"bottleneck-lab capture: FLOPs {why}", file=sys.stderr)
+        return None, {}, why
     by_op = {str(op): int(n) for op, n in counter.get_flop_counts().get("Global", {}).items()}
-    return int(counter.get_total_flops()), dict(sorted(by_op.items()))
+    return int(counter.get_total_flops()), dict(sorted(by_op.items())), None
 
 
 def measure_peak_memory(step: Step, device: str | torch.device) -> int | None:
@@ -291,7 +300,7 @@ def capture(
         step()
     synchronize(device)
 
-    flops, flops_by_op = count_flops(flop_step or step)
+    flops, flops_by_op, not_counted = count_flops(flop_step or step)
     peak_step = measure_peak_memory(step, device)
 
     sampler = (
@@ -347,7 +356,8 @@ def capture(
         "samples_per_s": batch_size / mean_s,
         "flops_per_step": flops,
         "flops_by_op": flops_by_op,
-        "flops_source": flops_note
+        "flops_source": not_counted
+        or flops_note
         or "FlopCounterMode around one call of the profiled step function",
         "achieved_tflops": flops / mean_s / 1e12 if flops else None,
         "max_memory_allocated_bytes": peak_step,

@@ -59,6 +59,45 @@ def test_capture_writes_trace_and_sidecar_for_the_same_step(tmp_path):
     assert {"ProfilerStep#2", "ProfilerStep#3"} <= names and "aten::addmm" in names
 
 
+def test_a_flop_formula_that_raises_costs_the_flops_not_the_trace(tmp_path, monkeypatch, capsys):
+    """torch 2.11's SDPA formula raises on grouped-query attention (a GPTBigCode capture was lost
+    to it, holdout 62): the capture goes on, the sidecar has no FLOPs and says why, stderr one
+    line."""
+    from torch.utils import flop_counter
+
+    def rejects(*args, **kwargs):
+        raise AssertionError("shapes are incompatible")
+
+    class Rejecting(flop_counter.FlopCounterMode):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, custom_mapping={torch.ops.aten.addmm: rejects}, **kwargs)
+
+    monkeypatch.setattr(flop_counter, "FlopCounterMode", Rejecting)
+    model = torch.nn.Linear(32, 16)
+    x = torch.randn(8, 32)
+
+    def step():
+        model(x).square().mean().backward()
+
+    trace = cap.capture(
+        step,
+        demo="unit",
+        variant="bad",
+        device="cpu",
+        out_dir=tmp_path,
+        batch_size=8,
+        timed_steps=2,
+        settings=cap.ProfileSettings(active=2),
+    )
+    assert trace.is_file()
+    meta = json.loads((tmp_path / "bad.meta.json").read_text())
+    assert meta["flops_per_step"] is None and meta["flops_by_op"] == {}
+    assert meta["achieved_tflops"] is None and meta["step_time_ms"]["median"] > 0
+    assert meta["flops_source"].startswith("not counted: FlopCounterMode raised AssertionError")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "shapes are incompatible" in err[0]
+
+
 def test_timer_is_off_outside_capture():
     t = cap.SpanTimer("x", "cpu")
     with t:
