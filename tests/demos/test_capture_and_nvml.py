@@ -60,9 +60,9 @@ def test_capture_writes_trace_and_sidecar_for_the_same_step(tmp_path):
 
 
 def test_a_flop_formula_that_raises_costs_the_flops_not_the_trace(tmp_path, monkeypatch, capsys):
-    """torch 2.11's SDPA formula raises on grouped-query attention (a GPTBigCode capture was lost
-    to it, holdout 62): the capture goes on, the sidecar has no FLOPs and says why, stderr one
-    line."""
+    """torch 2.11's SDPA formula raises on grouped-query attention (most likely what lost holdout
+    62's GPTBigCode SDPA capture, whose step ran outside the counter): the capture goes on, the
+    sidecar has no FLOPs and says why, stderr one line."""
     from torch.utils import flop_counter
 
     def rejects(*args, **kwargs):
