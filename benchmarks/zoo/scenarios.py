@@ -185,6 +185,14 @@ def _hf_train(
     return Built(step, batch, {**config, "autocast": autocast, "optimizer": "AdamW(fused)"})
 
 
+def _causal_lm_train(torch, model, batch: int, tokens: int, name: str) -> Built:
+    """A HF causal LM trained on random token ids, `batch` x `tokens`, as _hf_train trains;
+    `name` is the config's model entry."""
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": name, "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+
+
 # ---- scenarios ----------------------------------------------------------------------------------
 
 
@@ -6224,10 +6232,9 @@ def gptneo_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) ->
         vocab_size=50304,
         **sizes,
     )
-    model = GPTNeoForCausalLM(cfg)
-    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
-    config = {"model": "gpt-neo 125M sizes (config)", "tokens": f"{batch} x {tokens}"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+    return _causal_lm_train(
+        torch, GPTNeoForCausalLM(cfg), batch, tokens, "gpt-neo 125M sizes (config)"
+    )
 
 
 def timesformer_healthy(variant: str, batch: int = 4, **sizes) -> Built:
@@ -6370,10 +6377,9 @@ def stablelm_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) 
             **sizes,
         }
     )
-    model = StableLmForCausalLM(cfg)
-    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
-    config = {"model": "stablelm 2 1.6b sizes (config)", "tokens": f"{batch} x {tokens}"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+    return _causal_lm_train(
+        torch, StableLmForCausalLM(cfg), batch, tokens, "stablelm 2 1.6b sizes (config)"
+    )
 
 
 # ---- holdout 62 ---------------------------------------------------------------------------------
@@ -6426,10 +6432,9 @@ def gemma3_healthy(variant: str, batch: int = 4, tokens: int = 1024, **sizes) ->
             **sizes,
         }
     )
-    model = Gemma3ForCausalLM(cfg)
-    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
-    config = {"model": "gemma3 1b sizes (config)", "tokens": f"{batch} x {tokens}"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+    return _causal_lm_train(
+        torch, Gemma3ForCausalLM(cfg), batch, tokens, "gemma3 1b sizes (config)"
+    )
 
 
 def qwen3_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
@@ -6454,10 +6459,9 @@ def qwen3_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> 
             **sizes,
         }
     )
-    model = Qwen3ForCausalLM(cfg)
-    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
-    config = {"model": "qwen3 0.6b sizes (config)", "tokens": f"{batch} x {tokens}"}
-    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=ids).loss, batch, config)
+    return _causal_lm_train(
+        torch, Qwen3ForCausalLM(cfg), batch, tokens, "qwen3 0.6b sizes (config)"
+    )
 
 
 def canine_healthy(variant: str, batch: int = 16, chars: int = 2048, **sizes) -> Built:
