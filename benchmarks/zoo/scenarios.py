@@ -6479,6 +6479,91 @@ def canine_healthy(variant: str, batch: int = 16, chars: int = 2048, **sizes) ->
     return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=y).loss, batch, config)
 
 
+# ---- holdout 63 ---------------------------------------------------------------------------------
+
+
+def segformer_infer_b1(variant: str, batch: int | None = None, **sizes) -> Built:
+    """HF SegFormer (config: mit-b2 sizes, 150 classes) semantic segmentation inference on 512 x
+    512 images under inference_mode and BF16 autocast: one image a call (bad) vs 16 (fixed)."""
+    torch = _torch()
+    from transformers import SegformerConfig, SegformerForSemanticSegmentation
+
+    cfg = SegformerConfig(
+        **{
+            "depths": [3, 4, 6, 3],
+            "hidden_sizes": [64, 128, 320, 512],
+            "decoder_hidden_size": 768,
+            "num_labels": 150,
+            **sizes,
+        }
+    )
+    model = SegformerForSemanticSegmentation(cfg).cuda().eval()
+    batch = batch or (16 if variant == "fixed" else 1)
+    x = torch.randn(batch, 3, 512, 512, device="cuda")
+    step = _inference_step(torch, _as_run(torch, model), pixel_values=x)
+    config = {"model": "segformer mit-b2 sizes (config)", "autocast": "bf16", "mode": "inference"}
+    return Built(step, batch, {**config, "images": f"{batch} x 512 x 512"}, timed_steps=40)
+
+
+def focalnet_healthy(variant: str, batch: int = 128, **sizes) -> Built:
+    """HF FocalNet (config: focalnet-tiny sizes, focal modulation of depth-wise convolutions and
+    gates in place of attention) image classification training on `batch` images of 224 x 224,
+    1000 classes, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import FocalNetConfig, FocalNetForImageClassification
+
+    cfg = FocalNetConfig(**{"embed_dim": 96, "depths": [2, 2, 6, 2], "num_labels": 1000, **sizes})
+    model = FocalNetForImageClassification(cfg)
+    x = torch.randn(batch, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    config = {"model": "focalnet-tiny sizes (config)", "images": f"{batch} x 224 x 224"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=x, labels=y).loss, batch, config)
+
+
+def bit_healthy(variant: str, batch: int = 64, **sizes) -> Built:
+    """HF BiT (config: ResNetV2-50x1, pre-activation bottlenecks, weight-standardised
+    convolutions, GroupNorm) image classification training on `batch` images of 224 x 224,
+    1000 classes, BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    from transformers import BitConfig, BitForImageClassification
+
+    cfg = BitConfig(**{"num_labels": 1000, **sizes})
+    model = BitForImageClassification(cfg).to(memory_format=torch.channels_last)
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    config = {"model": "bit resnetv2-50x1 (config)", "images": f"{batch} x 224 x 224"}
+    return _hf_train(
+        torch,
+        model,
+        lambda m: m(pixel_values=x, labels=y).loss,
+        batch,
+        {**config, "channels_last": True},
+    )
+
+
+def nemotron_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF Nemotron (config: 16 layers x 2048, 16 heads of 128 with rotary on half of each, a
+    squared-ReLU MLP of 8192, LayerNorm with a 1 + weight scale, its 256,000-token vocabulary)
+    causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import NemotronConfig, NemotronForCausalLM
+
+    cfg = NemotronConfig(
+        **{
+            "hidden_size": 2048,
+            "intermediate_size": 8192,
+            "num_hidden_layers": 16,
+            "num_attention_heads": 16,
+            "num_key_value_heads": 16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+            "head_dim": 128,
+            "max_position_embeddings": 4096,
+            **sizes,
+        }
+    )
+    name = "nemotron 16 x 2048 (config)"
+    return _causal_lm_train(torch, NemotronForCausalLM(cfg), batch, tokens, name)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6720,6 +6805,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         gemma3_healthy,
         qwen3_healthy,
         canine_healthy,
+        segformer_infer_b1,
+        focalnet_healthy,
+        bit_healthy,
+        nemotron_healthy,
     )
 }
 
