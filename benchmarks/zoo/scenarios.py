@@ -185,6 +185,22 @@ def _hf_train(
     return Built(step, batch, {**config, "autocast": autocast, "optimizer": "AdamW(fused)"})
 
 
+def _hf_classifier_train(
+    torch, model, batch: int, name: str, bf16: bool = True, channels_last: bool = False
+) -> Built:
+    """A HF image classifier trained on `batch` random 224 x 224 images of 1000 classes, as
+    _hf_train trains (bf16 False: FP32 with default flags); channels_last puts the model and
+    the images in that layout."""
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    config = {"model": name, "images": f"{batch} x 224 x 224"}
+    if channels_last:
+        model, config = model.to(memory_format=fmt), {**config, "channels_last": True}
+    loss_of = lambda m: m(pixel_values=x, labels=y).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config, bf16=bf16)
+
+
 def _causal_lm_train(torch, model, batch: int, tokens: int, name: str) -> Built:
     """A HF causal LM trained on random token ids, `batch` x `tokens`, as _hf_train trains;
     `name` is the config's model entry."""
@@ -6272,17 +6288,8 @@ def pvt_v2_fp32_precision(variant: str, batch: int = 64, **sizes) -> Built:
         }
     )
     model = PvtV2ForImageClassification(cfg)
-    x = torch.randn(batch, 3, 224, 224, device="cuda")
-    y = torch.randint(0, 1000, (batch,), device="cuda")
-    config = {"model": "pvt_v2 b2 sizes (config)", "images": f"{batch} x 224 x 224"}
-    return _hf_train(
-        torch,
-        model,
-        lambda m: m(pixel_values=x, labels=y).loss,
-        batch,
-        config,
-        bf16=variant == "fixed",
-    )
+    name = "pvt_v2 b2 sizes (config)"
+    return _hf_classifier_train(torch, model, batch, name, bf16=variant == "fixed")
 
 
 def ernie_grad_norm_log(variant: str, batch: int = 16, tokens: int = 128, **sizes) -> Built:
@@ -6514,10 +6521,7 @@ def focalnet_healthy(variant: str, batch: int = 128, **sizes) -> Built:
 
     cfg = FocalNetConfig(**{"embed_dim": 96, "depths": [2, 2, 6, 2], "num_labels": 1000, **sizes})
     model = FocalNetForImageClassification(cfg)
-    x = torch.randn(batch, 3, 224, 224, device="cuda")
-    y = torch.randint(0, 1000, (batch,), device="cuda")
-    config = {"model": "focalnet-tiny sizes (config)", "images": f"{batch} x 224 x 224"}
-    return _hf_train(torch, model, lambda m: m(pixel_values=x, labels=y).loss, batch, config)
+    return _hf_classifier_train(torch, model, batch, "focalnet-tiny sizes (config)")
 
 
 def bit_healthy(variant: str, batch: int = 64, **sizes) -> Built:
@@ -6528,17 +6532,9 @@ def bit_healthy(variant: str, batch: int = 64, **sizes) -> Built:
     from transformers import BitConfig, BitForImageClassification
 
     cfg = BitConfig(**{"num_labels": 1000, **sizes})
-    model = BitForImageClassification(cfg).to(memory_format=torch.channels_last)
-    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
-    y = torch.randint(0, 1000, (batch,), device="cuda")
-    config = {"model": "bit resnetv2-50x1 (config)", "images": f"{batch} x 224 x 224"}
-    return _hf_train(
-        torch,
-        model,
-        lambda m: m(pixel_values=x, labels=y).loss,
-        batch,
-        {**config, "channels_last": True},
-    )
+    model = BitForImageClassification(cfg)
+    name = "bit resnetv2-50x1 (config)"
+    return _hf_classifier_train(torch, model, batch, name, channels_last=True)
 
 
 def nemotron_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
