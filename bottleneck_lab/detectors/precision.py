@@ -498,7 +498,7 @@ def detect(frame: TraceFrame, cfg: Config):
 def _ffts_per_step(frame: TraceFrame) -> float:
     """torch.fft transforms a step (aten::_fft_r2c, _fft_c2c, _fft_c2r in the steps)."""
     ops = frame.cpu_ops
-    fft = ops["name"].astype(str).str.startswith("aten::_fft_").to_numpy()
+    fft = name_mask(ops["name"], r"^aten::_fft_")
     return float((fft & (ops["step"] >= 0).to_numpy()).sum()) / max(len(frame.steps), 1)
 
 
