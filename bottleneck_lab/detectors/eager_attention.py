@@ -192,7 +192,9 @@ def detect(frame: TraceFrame, cfg: Config):
             "Replace matmul-softmax-matmul with F.scaled_dot_product_attention(q, k, v, "
             "attn_mask=..., dropout_p=..., is_causal=...): a causal mask is is_causal=True, a "
             "padding mask goes in attn_mask. HF transformers: attn_implementation='sdpa' (or "
-            "'flash_attention_2'); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
+            "'flash_attention_2') where the model supports it (loading raises where it does not, "
+            "as for CANINE in transformers 5.17: then the attention module's forward is where "
+            "the call goes); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
             "fused kernel never writes the score matrices to memory, so it also stops keeping "
             f"{shapes[0]} probabilities per layer for backward."
         )
