@@ -34,7 +34,8 @@ reach is the saving padding it to a multiple of 64 promises (measured: 20.6% pro
 saved on a Llama; 15.1% promised, 19.0% and 15.1% saved on HF BERT-base inference).
 Where the step runs FFTs (aten::_fft_*: FNet's token mixing, Autoformer's auto-correlation), the
 BF16 fix says to give them float32 inputs: torch.fft has no BF16 kernel and autocast does not
-cast their inputs, so BF16 autocast as is raises at the first one (Autoformer, holdout 62).
+cast their inputs, so an FFT fed by a matmul or convolution under BF16 autocast raises
+(Autoformer's auto-correlation, holdout 62).
 """
 
 from __future__ import annotations
@@ -481,11 +482,11 @@ def detect(frame: TraceFrame, cfg: Config):
         # 2.11 on an H200: "RuntimeError: Unsupported dtype BFloat16" in torch.fft.rfft)
         fix += (
             f" This step runs {ffts:.0f} FFTs (aten::_fft_*): torch.fft has no BF16 kernel and "
-            "autocast does not cast their inputs, so under BF16 autocast the first one raises "
-            "'Unsupported dtype BFloat16'. Give each FFT a float32 input (torch.fft.rfft(x.float()), "
-            "or the FFT under torch.autocast('cuda', enabled=False)); FP16 works only for "
-            "power-of-two lengths. TF32 alone (torch.set_float32_matmul_precision('high')) needs "
-            "no change to them."
+            "autocast does not cast their inputs, so under BF16 autocast an FFT fed by a matmul "
+            "or convolution (BF16 there) raises 'Unsupported dtype BFloat16'. Give such an FFT a "
+            "float32 input (torch.fft.rfft(x.float()), or the FFT under "
+            "torch.autocast('cuda', enabled=False)); FP16 works only for power-of-two lengths. "
+            "TF32 alone (torch.set_float32_matmul_precision('high')) needs no change to them."
         )
     if upper - share >= RANGE_PTS:
         fix += (
