@@ -72,14 +72,14 @@ def main() -> int:
         found = next(
             (f for f in diagnose(frames, path=str(bad)).findings if f.kind == "precision"), None
         )
-        ratio = ops_per_step(load_trace(fixed)[0]) / ops_per_step(frame)
+        n_fp32, n_bf16 = ops_per_step(frame), ops_per_step(load_trace(fixed)[0])
+        ratio = n_bf16 / n_fp32
         gpu_after = facts.gpu_time_us(frame) - (
             found.evidence["gpu_time_saved_us_per_step"] if found else 0.0
         )
-
         measured = 100 * (1 - step_ms(fixed) / step_ms(bad))
         print(
-            f"{s.name:<30}{ops_per_step(frame):>9.0f}{ratio * ops_per_step(frame):>9.0f}"
+            f"{s.name:<30}{n_fp32:>9.0f}{n_bf16:>9.0f}"
             f"{ratio:>6.2f}{measured:>8.1f}%{(found.share_pct if found else 0.0):>7.1f}%"
             f"{promise(frame, ratio, gpu_after, facts.PROFILER_SHARE_OF_HOST_OP_LOW):>7.1f}%"
             f"{promise(frame, ratio, gpu_after, facts.PROFILER_SHARE_OF_HOST_OP):>7.1f}%"
