@@ -3057,7 +3057,8 @@ def shufflenet_loader_workers(variant: str) -> Built:
 
 def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> Built:
     """An image classifier trained on `ds`'s uint8 batches of 128 from `workers` DataLoader
-    workers (pinned memory, persistent workers, prefetch 4), normalised on the GPU, BF16 autocast
+    workers (pinned memory, persistent workers, prefetch 4; 0 loads in the main process),
+    normalised on the GPU, BF16 autocast
     + channels_last, SGD with momentum (foreach); `name` and `how` go into the config around the
     loader's settings."""
     loader = torch.utils.data.DataLoader(
@@ -3067,8 +3068,8 @@ def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> 
         drop_last=True,
         num_workers=workers,
         pin_memory=True,
-        persistent_workers=True,
-        prefetch_factor=4,
+        persistent_workers=workers > 0,  # 0: loaded in the main process, which takes neither
+        prefetch_factor=4 if workers else None,
     )
     model = model.cuda().to(memory_format=torch.channels_last)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
@@ -6560,6 +6561,104 @@ def nemotron_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) 
     return _causal_lm_train(torch, NemotronForCausalLM(cfg), batch, tokens, name)
 
 
+# ---- holdout 64 ---------------------------------------------------------------------------------
+
+
+def granite_microbatch1(variant: str, batch: int | None = None, tokens: int = 1024, **sizes):
+    """HF Granite (config: 24 layers x 1024, 16 heads, SwiGLU MLP of 4096, the embedding,
+    residual, attention and logit multipliers of Granite 3.0, its 49,155-token vocabulary)
+    causal-LM training, BF16 autocast, fused AdamW: 1 x `tokens` tokens a step (bad) vs 8
+    (fixed)."""
+    torch = _torch()
+    from transformers import GraniteConfig, GraniteForCausalLM
+
+    cfg = GraniteConfig(
+        **{
+            "vocab_size": 49155,
+            "hidden_size": 1024,
+            "intermediate_size": 4096,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 16,
+            "num_key_value_heads": 16,  # no GQA: FlopCounterMode (torch 2.11) rejects it in SDPA
+            "max_position_embeddings": 4096,
+            "embedding_multiplier": 12.0,
+            "residual_multiplier": 0.22,
+            "attention_multiplier": 0.015625,
+            "logits_scaling": 8.0,
+            "tie_word_embeddings": True,
+            **sizes,
+        }
+    )
+    batch = batch or (8 if variant == "fixed" else 1)
+    name = "granite 24 x 1024 (config)"
+    return _causal_lm_train(torch, GraniteForCausalLM(cfg), batch, tokens, name)
+
+
+def mobilenetv2_loader_workers0(variant: str, workers: int | None = None) -> Built:
+    """HF MobileNetV2 (config: width 1.0, 224 x 224, 1000 classes) trained on real JPEGs
+    (decode, random resized crop and flip per sample), batch 128, BF16 autocast + channels_last,
+    SGD with momentum, pinned memory: loaded in the main process (num_workers=0, the DataLoader's
+    default; bad) vs 12 workers (fixed)."""
+    torch = _torch()
+    from transformers import MobileNetV2Config, MobileNetV2ForImageClassification
+
+    class Logits(torch.nn.Module):  # the loader helper calls model(images) for logits
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(pixel_values=x).logits
+
+    model = Logits(MobileNetV2ForImageClassification(MobileNetV2Config(num_labels=1000)))
+    if workers is None:
+        workers = 12 if variant == "fixed" else 0
+    return _worker_fed_train(
+        torch,
+        _JpegDataset(_make_jpegs()),
+        model,
+        workers,
+        {"model": "HF mobilenet_v2 1.0 224 (config)"},
+        {"decode": "PIL JPEG, crop, flip (uint8)"},
+    )
+
+
+def poolformer_healthy(variant: str, batch: int = 128, **sizes) -> Built:
+    """HF PoolFormer (config: s24 sizes, average pooling as the token mixer, GroupNorm with one
+    group) image classification training on `batch` images of 224 x 224, 1000 classes, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import PoolFormerConfig, PoolFormerForImageClassification
+
+    cfg = PoolFormerConfig(
+        **{"depths": [4, 4, 12, 4], "hidden_sizes": [64, 128, 320, 512], "num_labels": 1000} | sizes
+    )
+    model = PoolFormerForImageClassification(cfg)
+    return _hf_classifier_train(torch, model, batch, "poolformer-s24 sizes (config)")
+
+
+def biogpt_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
+    """HF BioGPT (config: 24 layers x 1024, 16 heads, GELU MLP of 4096, learned positions,
+    scaled embeddings, its 42,384-token vocabulary) causal-LM training on `batch` x `tokens`
+    tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import BioGptConfig, BioGptForCausalLM
+
+    cfg = BioGptConfig(**{"max_position_embeddings": max(tokens, 1024), **sizes})
+    return _causal_lm_train(torch, BioGptForCausalLM(cfg), batch, tokens, "biogpt (config)")
+
+
+def swiftformer_healthy(variant: str, batch: int = 128, **sizes) -> Built:
+    """HF SwiftFormer (config: its default XS sizes, convolutional stages with efficient
+    additive attention in the last block of each) image classification training on `batch`
+    images of 224 x 224, 1000 classes, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import SwiftFormerConfig, SwiftFormerForImageClassification
+
+    model = SwiftFormerForImageClassification(SwiftFormerConfig(**{"num_labels": 1000, **sizes}))
+    return _hf_classifier_train(torch, model, batch, "swiftformer-xs sizes (config)")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6805,6 +6904,11 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         focalnet_healthy,
         bit_healthy,
         nemotron_healthy,
+        granite_microbatch1,
+        mobilenetv2_loader_workers0,
+        poolformer_healthy,
+        biogpt_healthy,
+        swiftformer_healthy,
     )
 }
 
