@@ -6492,7 +6492,9 @@ def canine_healthy(variant: str, batch: int = 16, chars: int = 2048, **sizes) ->
 
 def segformer_infer_b1(variant: str, batch: int | None = None, **sizes) -> Built:
     """HF SegFormer (config: mit-b2 sizes, 150 classes) semantic segmentation inference on 512 x
-    512 images under inference_mode and BF16 autocast: one image a call (bad) vs 16 (fixed)."""
+    512 images under inference_mode and BF16 autocast: one image a call (bad) vs 16 (fixed).
+    Variant bf16_weights (a study): one image a call with the model cast to BF16 once and no
+    autocast (copies, autocast's casts among them, are 427 of the 781 kernels a call at batch 1)."""
     torch = _torch()
     from transformers import SegformerConfig, SegformerForSemanticSegmentation
 
@@ -6508,8 +6510,17 @@ def segformer_infer_b1(variant: str, batch: int | None = None, **sizes) -> Built
     model = SegformerForSemanticSegmentation(cfg).cuda().eval()
     batch = batch or (16 if variant == "fixed" else 1)
     x = torch.randn(batch, 3, 512, 512, device="cuda")
-    step = _inference_step(torch, _as_run(torch, model), pixel_values=x)
     config = {"model": "segformer mit-b2 sizes (config)", "autocast": "bf16", "mode": "inference"}
+    if variant == "bf16_weights":  # for study, not the zoo: weights cast once, no autocast
+        run, x = _as_run(torch, model.to(torch.bfloat16)), x.to(torch.bfloat16)
+
+        def step():
+            with torch.inference_mode():
+                run(pixel_values=x)
+
+        config = {**config, "autocast": None, "weights": "bf16"}
+    else:
+        step = _inference_step(torch, _as_run(torch, model), pixel_values=x)
     return Built(step, batch, {**config, "images": f"{batch} x 512 x 512"}, timed_steps=40)
 
 
