@@ -123,9 +123,10 @@ ROW_NORMS = frozenset(
         "aten::_fused_rms_norm_backward",
     }
 )
-# The loss, computed outside the model: torch.compile(model) does not reach a chain in it (an
-# LSTM LM's log_softmax and FP32 cast of its logits: compiling the model measured -0.6%, the
-# whole step 11.5%).
+# The loss: where it is computed outside the model, torch.compile(model) does not reach a chain
+# in it (an LSTM LM's log_softmax and FP32 cast of its logits: compiling the model measured
+# -0.6%, the whole step 11.5%); a HF model given labels computes it in its forward, which
+# compiling the model does reach. The trace does not say which.
 LOSS_OP = re.compile(
     r"^aten::(cross_entropy_loss|nll_loss(2d|_nd)?|mse_loss|l1_loss|smooth_l1_loss|huber_loss"
     r"|kl_div|binary_cross_entropy(_with_logits)?)$"
@@ -570,8 +571,9 @@ def detect(frame: TraceFrame, cfg: Config):
     if saved > 0 and loss_us >= 0.25 * saved:
         fixes.append(
             f"{100 * loss_us / saved:.0f}% of the kernel time saved is in the loss, which "
-            "torch.compile(model) does not reach: compile the function that computes the loss "
-            "as well, or the whole training step."
+            "torch.compile(model) reaches only where the model's forward computes it (HF models "
+            "given labels do): where it is computed outside, compile the function that computes "
+            "the loss as well, or the whole training step."
         )
     contraction_us, contractions = _broadcast_contractions(frame)
     contraction_us /= n_steps
