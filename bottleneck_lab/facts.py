@@ -200,6 +200,17 @@ def dataloader_spans(frame: TraceFrame) -> pd.DataFrame:
 # own op, not directly under an engine node; a custom backward that read its output for NaN
 # would be counted too.
 ENGINE_NODE = re.compile(r"^autograd::engine::evaluate_function: ")
+
+
+def has_backward(frame: TraceFrame) -> bool:
+    """Whether the steps run a backward pass: autograd engine nodes in them (none in
+    inference)."""
+    ops = frame.cpu_ops
+    if not len(ops):
+        return False
+    return bool((name_mask(ops["name"], ENGINE_NODE) & (ops["step"].to_numpy() >= 0)).any())
+
+
 # A torch.compile'd frame's span on the host: `Torch-Compiled Region: F/N`, frame F's N-th
 # compile (recompilation reads N; sync_stall, the reads made inside one).
 COMPILED_REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)")

@@ -97,6 +97,27 @@ def kernels_by_call(frame: TraceFrame, kernels: pd.DataFrame, top: int = 5) -> l
     ]
 
 
+# Matrix calls whose inputs autocast casts in the call's own wrapper: the casts (aten::to) sit
+# directly under them in the trace, the weights' among them.
+AUTOCAST_CALL = (
+    r"^aten::(linear|matmul|mm|addmm|bmm|baddbmm|einsum|convolution|conv[123]d"
+    r"|conv_transpose[123]d)$"
+)
+
+
+def autocast_cast_kernels(frame: TraceFrame, kernels: pd.DataFrame) -> int:
+    """How many of `kernels` (rows of frame.gpu_ops) a cast made directly inside a matrix call
+    launched: autocast's casts of that call's inputs and weights."""
+    ops = frame.cpu_ops
+    if not len(kernels) or not len(ops):
+        return 0
+    parent = ops["parent"].to_numpy()
+    cast = nearest_ancestor(parent, kernels["op"].to_numpy(), name_mask(ops["name"], r"^aten::to$"))
+    caller = np.where(cast >= 0, parent[np.maximum(cast, 0)], -1)
+    matrix_call = name_mask(ops["name"], AUTOCAST_CALL)
+    return int(((caller >= 0) & matrix_call[np.maximum(caller, 0)]).sum())
+
+
 def idle_finding(
     frame: TraceFrame,
     code: str,
