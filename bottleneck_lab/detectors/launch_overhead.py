@@ -70,8 +70,8 @@ RANGE_PTS = 10.0
 # In inference, where autocast's casts inside matrix calls are this share of the kernels or more
 # the fix names casting the model once (HF SegFormer at one image a call: 355 of 781 kernels,
 # and the model cast to BF16 once measured 29.9% less time a call interleaved, paired blocks'
-# median 25.9%: traces/README.md, holdout 63). A quarter: well below that run, so a model with
-# fewer matrix calls per elementwise op is told too, and not the one cast in ten launches.
+# median 25.9%: traces/README.md, holdout 63). A quarter is set under that one measured run's
+# 45%, not calibrated: ResNet-50 at batch 1 (56 of 283, 20%) is not told.
 AUTOCAST_CASTS_SHARE = 0.25
 
 
