@@ -116,6 +116,17 @@ def _inference_step(torch, run: Callable[..., Any], *args, **kwargs) -> Callable
     return step
 
 
+def _cast_once_step(torch, run: Callable[..., Any], *args, **kwargs) -> Callable[[], None]:
+    """The step of an inference run whose model was cast to BF16 once (the study variants
+    bf16_weights): run(*args, **kwargs) under inference_mode, no autocast."""
+
+    def step():
+        with torch.inference_mode():
+            run(*args, **kwargs)
+
+    return step
+
+
 # compile_savings.py --model-only sets this: the plain builders then call torch.compile(model) in
 # their step, so what compiling the model alone saves is measured on the very step we captured.
 COMPILE_MODEL = False
@@ -339,12 +350,18 @@ def small_h2d_copies(variant: str) -> Built:
 
 
 def gpt2_generate_b1(variant: str) -> Built:
+    """GPT-2 (124M) greedy generation under BF16 autocast, 16 new tokens after a 64-token
+    prompt: batch 1 (bad) vs 32 (fixed). Variant bf16_weights (a study): batch 1 with the model
+    cast to BF16 once and no autocast."""
     model, cfg, torch = _gpt2()
     model.eval()
     batch = 32 if variant == "fixed" else 1
     prompt = torch.randint(0, cfg.vocab_size, (batch, 64), device="cuda")
     mask = torch.ones_like(prompt)
-    step = _inference_step(
+    cast_once = variant == "bf16_weights"
+    if cast_once:
+        model.to(torch.bfloat16)
+    step = (_cast_once_step if cast_once else _inference_step)(
         torch,
         model.generate,
         input_ids=prompt,
@@ -362,7 +379,8 @@ def gpt2_generate_b1(variant: str) -> Built:
             "model": "gpt2-124M",
             "prompt": 64,
             "new_tokens": 16,
-            "autocast": "bf16",
+            "autocast": None if cast_once else "bf16",
+            **({"weights": "bf16"} if cast_once else {}),
             "kv_cache": True,
         },
         timed_steps=3,
@@ -6513,11 +6531,7 @@ def segformer_infer_b1(variant: str, batch: int | None = None, **sizes) -> Built
     config = {"model": "segformer mit-b2 sizes (config)", "autocast": "bf16", "mode": "inference"}
     if variant == "bf16_weights":  # for study, not the zoo: weights cast once, no autocast
         run, x = _as_run(torch, model.to(torch.bfloat16)), x.to(torch.bfloat16)
-
-        def step():
-            with torch.inference_mode():
-                run(pixel_values=x)
-
+        step = _cast_once_step(torch, run, pixel_values=x)
         config = {**config, "autocast": None, "weights": "bf16"}
     else:
         step = _inference_step(torch, _as_run(torch, model), pixel_values=x)
