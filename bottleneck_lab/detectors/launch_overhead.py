@@ -281,10 +281,12 @@ def detect(frame: TraceFrame, cfg: Config):
             f"(e.g. torch.optim.{opt_name or 'AdamW'}(params, fused=True))."
         )
     else:
+        # an inference step has no optimizer to make foreach or fused
+        training = facts.has_backward(frame) or len(facts.optimizer_spans(frame)[0]) > 0
         fix = (
             "Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
             "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
-            "torch.compile; use a foreach/fused optimizer."
+            "torch.compile" + ("; use a foreach/fused optimizer." if training else ".")
         )
         calls = evidence["kernels_by_call"][:3]
         if calls:

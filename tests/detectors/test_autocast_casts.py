@@ -58,6 +58,7 @@ def test_an_inference_step_is_told_to_cast_the_model_once():
     f = launch_finding([load(linear_calls(backward=False))])
     assert f is not None and f.evidence["autocast_cast_kernels_per_step"] == CALLS
     assert "Cast the model once (model.to(torch.bfloat16))" in f.fix
+    assert "optimizer" not in f.fix  # an inference step has none to make foreach or fused
 
 
 def test_a_training_step_is_not():
@@ -68,6 +69,7 @@ def test_a_training_step_is_not():
     f = launch_finding([frame])
     assert f is not None and f.evidence["autocast_cast_kernels_per_step"] == CALLS
     assert "Cast the model once" not in f.fix
+    assert "use a foreach/fused optimizer" in f.fix
 
 
 def test_segformer_at_one_image_a_call_is_told_to_cast_the_model_once():
