@@ -263,6 +263,9 @@ def detect(frame: TraceFrame, cfg: Config):
         "largest_gaps": gap_evidence(frame, "launch_overhead"),
         "kernels_by_call": kernels_by_call(frame, k),
     }
+    # an inference step has no optimizer to make foreach or fused, and nothing keeps autocast's
+    # casts between its calls
+    backward = facts.has_backward(frame)
     groups = facts.optimizer_groups_fragmented(frame)
     per_parameter_optimizer = opt_share >= 0.4 and (not multi_tensor or groups > 0)
     if per_parameter_optimizer and groups:
@@ -281,8 +284,7 @@ def detect(frame: TraceFrame, cfg: Config):
             f"(e.g. torch.optim.{opt_name or 'AdamW'}(params, fused=True))."
         )
     else:
-        # an inference step has no optimizer to make foreach or fused
-        training = facts.has_backward(frame) or len(facts.optimizer_spans(frame)[0]) > 0
+        training = backward or len(facts.optimizer_spans(frame)[0]) > 0
         fix = (
             "Too many small kernels per step for the CPU to keep up: capture the step with CUDA "
             "graphs (torch.compile(mode='reduce-overhead') or torch.cuda.graphs) or fuse ops with "
@@ -307,7 +309,7 @@ def detect(frame: TraceFrame, cfg: Config):
                 )
     casts = autocast_cast_kernels(frame, k) / n_steps
     evidence["autocast_cast_kernels_per_step"] = round(casts, 1)
-    if casts >= AUTOCAST_CASTS_SHARE * len(k) / n_steps and not facts.has_backward(frame):
+    if casts >= AUTOCAST_CASTS_SHARE * len(k) / n_steps and not backward:
         fix += (
             f" {casts:.0f} of the {len(k) / n_steps:.0f} kernels a step are casts autocast makes "
             "inside matrix and convolution calls: with no backward in the steps (inference) it "
