@@ -216,7 +216,10 @@ TOP_KERNELS = 10
 
 def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dict[str, Any]]:
     """The kernels with the most GPU time per step, with their FLOP rate and share of the peak
-    where FLOPs are known (kernel_table rows, matched by name)."""
+    where FLOPs are known (kernel_table rows, matched by name), and the median grid of their
+    launches in thread blocks beside the device's SM count: a kernel with fewer blocks than SMs
+    leaves SMs idle while it runs (SegFormer's bilinear upsample at one image: 16 blocks for
+    132 SMs, a third of the GPU time)."""
     k = facts.kernels(frame, dev)
     k = k.loc[k["step"] >= 0]
     if not len(k):
@@ -225,10 +228,13 @@ def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dic
     total = float(k["dur"].sum())
     # Grouped by the name's category code (no string hashing of every kernel), then put in name
     # order, as grouping the names themselves gives it, for the ranking's ties.
-    grouped = k.groupby("name", observed=True)["dur"].agg(["sum", "size"])
+    grouped = k.groupby("name", observed=True).agg(
+        sum=("dur", "sum"), size=("dur", "size"), blocks=("grid", "median")
+    )
     grouped.index = grouped.index.astype(object)
     grouped = grouped.sort_index()
     eff = {row["kernel"]: row for row in flop_table}
+    sms = (frame.device_props(dev) or {}).get("numSms") or None
     out = []
     for name, r in grouped.sort_values("sum", ascending=False).head(TOP_KERNELS).iterrows():
         e = eff.get(name[:120], {})
@@ -243,6 +249,8 @@ def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dic
                 "dtype": e.get("dtype"),
                 "tflops": e.get("tflops"),
                 "pct_of_peak": e.get("pct_of_peak"),
+                "median_grid_blocks": None if np.isnan(r["blocks"]) else int(round(r["blocks"])),
+                "sm_count": sms,
             }
         )
     return out

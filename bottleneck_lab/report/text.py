@@ -160,18 +160,39 @@ def _finding_lines(i: int, f: Finding, width: int, st: Style, verbose: bool) -> 
 
 
 def _kernel_rows(items: list[dict], width: int) -> list[str]:
-    """Top kernels as an aligned table: short name, calls and time per step, share, FLOP rate."""
-    name_w = min(max(len(short_kernel(k["kernel"], 44)) for k in items), 44)
-    head = f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  {'TFLOP/s':>7}  {'% peak':>6}"
+    """Top kernels as an aligned table: short name, calls and time per step, share, the median
+    grid in thread blocks (starred under the SM count, with a line that says what that means),
+    FLOP rate."""
+    name_w = min(max(len(short_kernel(k["kernel"], 38)) for k in items), 38)
+    head = (
+        f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  "
+        f"{'blocks':>7}  {'TFLOP/s':>7}  {'% peak':>6}"
+    )
     out = [head[:width]]
+    sms = next((k["sm_count"] for k in items if k.get("sm_count")), None)
+    starred = False
     for k in items:
         tf = fmt_rate(k.get("tflops"))
         pk = k.get("pct_of_peak")
         pk = "-" if pk is None else "<1%" if pk < 1 else f"{pk:.0f}%"
         share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
+        blocks = k.get("median_grid_blocks")
+        under = blocks is not None and sms is not None and blocks < sms
+        starred |= under
+        grid = "-" if blocks is None else f"{blocks:,}{'*' if under else ''}"
         out.append(
-            f"    {short_kernel(k['kernel'], 44):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
-            f"{fmt_us(k['us_per_step']):>10}  {share:>6}  {tf:>7}  {pk:>6}"[:width]
+            f"    {short_kernel(k['kernel'], 38):<{name_w}}  {k['calls_per_step']:>10,.1f}  "
+            f"{fmt_us(k['us_per_step']):>10}  {share:>6}  {grid:>7}  {tf:>7}  {pk:>6}"[:width]
+        )
+    if starred:
+        out.extend(
+            _wrap(
+                f"* fewer thread blocks a launch (median) than the GPU's {sms} SMs: while such a "
+                "kernel runs alone, the other SMs have nothing to do",
+                width,
+                "    ",
+                "      ",
+            )
         )
     return out
 
