@@ -6684,6 +6684,66 @@ def swiftformer_healthy(variant: str, batch: int = 128, **sizes) -> Built:
     return _hf_classifier_train(torch, model, batch, "swiftformer-xs sizes (config)")
 
 
+def hubert_fp32_precision(variant: str, batch: int = 16, samples: int = 64000, **sizes) -> Built:
+    """HF HuBERT (config: base sizes, 12 layers x 768, a 7-layer convolutional feature encoder
+    with GroupNorm, a convolutional position embedding) trained with CTC on `batch` clips of
+    `samples` 16 kHz samples (4 s: 199 frames) against 32-character transcripts of 40 labels,
+    fused AdamW: default flags (bad: FP32) vs BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import HubertConfig, HubertForCTC
+
+    cfg = HubertConfig(**{"vocab_size": 32, "ctc_loss_reduction": "mean", **sizes})
+    model = HubertForCTC(cfg)
+    x = torch.randn(batch, samples, device="cuda")
+    labels = torch.randint(1, cfg.vocab_size, (batch, 40), device="cuda")
+    config = {"model": "hubert base (config), CTC", "audio": f"{batch} x {samples} samples"}
+    loss_of = lambda m: m(input_values=x, labels=labels).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config, bf16=variant == "fixed")
+
+
+def xglm_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
+    """HF XGLM (config: 24 layers x 1024, 16 heads, GELU MLP of 4096, sinusoidal positions,
+    scaled embeddings, its 256,008-token vocabulary) causal-LM training on `batch` x `tokens`
+    tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import XGLMConfig, XGLMForCausalLM
+
+    cfg = XGLMConfig(**{"max_position_embeddings": max(tokens, 2048), **sizes})
+    return _causal_lm_train(torch, XGLMForCausalLM(cfg), batch, tokens, "xglm 24 x 1024 (config)")
+
+
+def m2m100_healthy(
+    variant: str, batch: int = 8, source: int = 512, target: int = 512, **sizes
+) -> Built:
+    """HF M2M100 (config: its default 12 + 12 layers x 1024, 16 heads, FFN 4096, sinusoidal
+    positions, 128,112-token vocabulary) translation training on `batch` sentences of `source`
+    tokens into `target`, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import M2M100Config, M2M100ForConditionalGeneration
+
+    cfg = M2M100Config(**{"max_position_embeddings": max(source, target, 1024), **sizes})
+    model = M2M100ForConditionalGeneration(cfg)
+    src = torch.randint(4, cfg.vocab_size, (batch, source), device="cuda")
+    tgt = torch.randint(4, cfg.vocab_size, (batch, target), device="cuda")
+    config = {"model": "m2m100 12+12 x 1024 (config)", "tokens": f"{batch} x {source} -> {target}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, batch, config)
+
+
+def data2vec_vision_healthy(variant: str, batch: int = 64, **sizes) -> Built:
+    """HF Data2Vec-Vision (config: base sizes, 12 layers x 768, relative position bias in every
+    layer, layer scale, mean-pooled head) image classification training on `batch` images of
+    224 x 224, 1000 classes, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Data2VecVisionConfig, Data2VecVisionForImageClassification
+
+    cfg = Data2VecVisionConfig(
+        **{"use_relative_position_bias": True, "use_mean_pooling": True, "num_labels": 1000}
+        | sizes
+    )
+    model = Data2VecVisionForImageClassification(cfg)
+    return _hf_classifier_train(torch, model, batch, "data2vec-vision base (config)")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -6934,6 +6994,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         poolformer_healthy,
         biogpt_healthy,
         swiftformer_healthy,
+        hubert_fp32_precision,
+        xglm_healthy,
+        m2m100_healthy,
+        data2vec_vision_healthy,
     )
 }
 
