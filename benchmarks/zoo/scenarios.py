@@ -6737,8 +6737,7 @@ def data2vec_vision_healthy(variant: str, batch: int = 64, **sizes) -> Built:
     from transformers import Data2VecVisionConfig, Data2VecVisionForImageClassification
 
     cfg = Data2VecVisionConfig(
-        **{"use_relative_position_bias": True, "use_mean_pooling": True, "num_labels": 1000}
-        | sizes
+        **{"use_relative_position_bias": True, "use_mean_pooling": True, "num_labels": 1000} | sizes
     )
     model = Data2VecVisionForImageClassification(cfg)
     return _hf_classifier_train(torch, model, batch, "data2vec-vision base (config)")
