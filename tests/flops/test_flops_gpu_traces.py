@@ -48,6 +48,11 @@ COUNT_TWIN = {
 SHAPES_CHANGE_EVERY_STEP = {
     "bert_dynamic_padding_healthy/healthy",
     "wav2vec2_conformer_healthy/healthy",
+    # LayerDrop, their configs' default: HuBERT (0.1) ran 8, 9 and 10 of its 12 layers in the
+    # three profiled steps, M2M100 (0.05 a side) 33, 36 and 35 of its 36 attention calls
+    "hubert_fp32_precision/bad",
+    "hubert_fp32_precision/fixed",
+    "m2m100_healthy/healthy",
 }
 
 
@@ -103,6 +108,11 @@ def test_trace_flops_match_flopcountermode(trace):
 # Where the profiled host ran slower than the profiler's per-op cost explains, in ways the trace
 # cannot tell apart from the loop's own work.
 PROFILER_FREE_STEP_OFF = {
+    "zoo/mobilenetv2_loader_workers0/bad.json.gz": "holdout 64: a step the main process's "
+    "JPEG decoding sets (GPU busy 6%), whose pace moved between runs: the capture's three timed "
+    "blocks took 263-343 ms a step (median 341), the same step interleaved in another process "
+    "372-545 ms (median 425), the profiled steps 271-316 ms; the estimate without the profiler, "
+    "282 ms, lies inside that spread but 17% under the sidecar's median",
     "zoo/edgenext_healthy/healthy.json.gz": "holdout 61: timm EdgeNeXt-S, host-bound (GPU busy "
     "30.6 of a 51.92 ms synchronised step); the step without the profiler is estimated at 35.57 "
     "ms (80.57 profiled, less 26.5 ms of the profiler's per-op share and 13.2 ms of steps whose "

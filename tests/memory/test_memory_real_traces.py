@@ -146,6 +146,11 @@ PEAK_OFF = {
     "wav2vec2_conformer_healthy/healthy.json.gz": "HF Wav2Vec2-Conformer trains with LayerDrop "
     "(0.1, its config's default): the recorded steps ran 9, 11 and 11 of its 12 layers, and "
     "max_memory_allocated (6.25 GB) is 2.2% over the recorded peak (6.12 GB)",
+    "hubert_fp32_precision/bad.json.gz": "HF HuBERT trains with LayerDrop (0.1): the recorded "
+    "steps ran 8, 9 and 10 of its 12 layers, and max_memory_allocated (5.59 GB) is 3.2% over the "
+    "recorded peak (5.41 GB)",
+    "hubert_fp32_precision/fixed.json.gz": "as its FP32 run (LayerDrop 0.1, 8 to 10 of 12 layers "
+    "recorded): max_memory_allocated 4.50 GB, 3.0% over the recorded peak (4.37 GB)",
 }
 
 
