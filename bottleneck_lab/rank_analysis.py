@@ -217,9 +217,11 @@ TOP_KERNELS = 10
 def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dict[str, Any]]:
     """The kernels with the most GPU time per step, with their FLOP rate and share of the peak
     where FLOPs are known (kernel_table rows, matched by name), and the median grid of their
-    launches in thread blocks beside the device's SM count: a kernel with fewer blocks than SMs
-    leaves SMs idle while it runs (SegFormer's bilinear upsample at one image: 16 blocks for
-    132 SMs, a third of the GPU time)."""
+    launches in thread blocks beside the device's SM count. `underfills_sms` where the blocks
+    leave a tenth of the SMs or more without work while the kernel runs alone (the share
+    small_batch calls a small batch, facts.SMALL_BATCH_IDLE_SMS): SegFormer's bilinear upsample
+    at one image, 16 blocks for 132 SMs, a third of the GPU time; not a GEMM of 128 tiles on 132
+    SMs."""
     k = facts.kernels(frame, dev)
     k = k.loc[k["step"] >= 0]
     if not len(k):
@@ -251,6 +253,12 @@ def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dic
                 "pct_of_peak": e.get("pct_of_peak"),
                 "median_grid_blocks": None if np.isnan(r["blocks"]) else int(round(r["blocks"])),
                 "sm_count": sms,
+                # (a collective's few blocks are by design: it runs beside the compute)
+                "underfills_sms": bool(
+                    sms
+                    and r["blocks"] < (1 - facts.SMALL_BATCH_IDLE_SMS) * sms
+                    and not facts.COLLECTIVE.search(name)
+                ),
             }
         )
     return out

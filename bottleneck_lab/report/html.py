@@ -168,16 +168,16 @@ TEMPLATE = r"""
 {%- set ns = namespace(sms=none) %}
 {%- for k in top %}
 {%- set blocks, sms = k.get('median_grid_blocks'), k.get('sm_count') %}
-{%- set under = blocks is not none and sms and blocks < sms %}
+{%- set under = k.get('underfills_sms') %}
 {%- if under %}{% set ns.sms = sms %}{% endif %}
 <tr><td title="{{ k.kernel }}"><code>{{ short_kernel(k.kernel, 70) }}</code></td><td class="num">{{ '%.1f' % k.calls_per_step }}</td>
 <td class="num">{{ fmt_us(k.us_per_step) }}</td><td class="num">{{ k.pct_of_kernel_time if k.pct_of_kernel_time is not none else '-' }}</td>
-<td class="num{{ ' worse' if under }}"{% if under %} title="fewer thread blocks than the GPU's {{ sms }} SMs: while it runs alone, the other SMs have nothing to do"{% endif %}>{{ '-' if blocks is none else '{:,}'.format(blocks) }}</td>
+<td class="num{{ ' worse' if under }}"{% if under %} title="{{ blocks }} blocks for the GPU's {{ sms }} SMs: while it runs alone, the SMs without a block have nothing to do"{% endif %}>{{ '-' if blocks is none else '{:,}'.format(blocks) }}</td>
 <td>{{ k.dtype or '-' }}</td><td class="num">{{ rate(k.tflops) }}</td>
 <td class="num">{{ '-' if k.pct_of_peak is none else '<1%' if k.pct_of_peak < 1 else '%.0f%%' % k.pct_of_peak }}</td></tr>
 {%- endfor %}
 </table>
-{%- if ns.sms %}<p class="muted">Blocks in red: fewer thread blocks a launch (median) than the GPU's {{ ns.sms }} SMs; while such a kernel runs alone, the other SMs have nothing to do.</p>{% endif %}
+{%- if ns.sms %}<p class="muted">Blocks in red: a launch (median) gives a tenth or more of the GPU's {{ ns.sms }} SMs no thread block; while such a kernel runs alone, those SMs have nothing to do.</p>{% endif %}
 {%- endmacro -%}
 
 {%- macro evidence(ev) -%}

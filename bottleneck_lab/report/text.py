@@ -161,7 +161,8 @@ def _finding_lines(i: int, f: Finding, width: int, st: Style, verbose: bool) -> 
 
 def _kernel_rows(items: list[dict], width: int) -> list[str]:
     """Top kernels as an aligned table: short name, calls and time per step, share, the median
-    grid in thread blocks (starred under the SM count, with a line that says what that means),
+    grid in thread blocks (starred where it leaves a tenth of the SMs or more idle, with a line
+    that says what that means),
     FLOP rate."""
     name_w = min(max(len(short_kernel(k["kernel"], 38)) for k in items), 38)
     head = (
@@ -177,7 +178,7 @@ def _kernel_rows(items: list[dict], width: int) -> list[str]:
         pk = "-" if pk is None else "<1%" if pk < 1 else f"{pk:.0f}%"
         share = f"{k['pct_of_kernel_time']:.1f}" if k.get("pct_of_kernel_time") is not None else "-"
         blocks = k.get("median_grid_blocks")
-        under = blocks is not None and sms is not None and blocks < sms
+        under = bool(k.get("underfills_sms"))
         starred |= under
         grid = "-" if blocks is None else f"{blocks:,}{'*' if under else ''}"
         out.append(
@@ -187,8 +188,8 @@ def _kernel_rows(items: list[dict], width: int) -> list[str]:
     if starred:
         out.extend(
             _wrap(
-                f"* fewer thread blocks a launch (median) than the GPU's {sms} SMs: while such a "
-                "kernel runs alone, the other SMs have nothing to do",
+                f"* a launch (median) gives a tenth or more of the GPU's {sms} SMs no thread "
+                "block: while such a kernel runs alone, those SMs have nothing to do",
                 width,
                 "    ",
                 "      ",

@@ -19,11 +19,15 @@ ZOO = Path(__file__).resolve().parents[2] / "traces" / "zoo"
 
 
 def two_kernels(gpus: list[dict] | None = None) -> TraceBuilder:
-    """Each step: a 50 µs kernel on a 4 x 2 grid (8 blocks) and a 30 µs one on 216 blocks."""
+    """Each step: a 50 µs kernel on a 4 x 2 grid (8 blocks), a 30 µs one on 216 blocks, a 20 µs
+    one on 100 (a GEMM of 100 tiles: 8 of the 108 SMs idle, under a tenth) and a 10 µs NCCL
+    kernel on 8 (a collective's few blocks are by design)."""
     b = TraceBuilder(gpus=gpus)
     for t0 in steps(b, cpu_us=200):
         launch(b, t0 + 5, t0 + 20, 50, kernel="narrow_kernel", grid=(4, 2, 1))
         launch(b, t0 + 20, t0 + 80, 30, kernel="wide_kernel", grid=(216, 1, 1))
+        launch(b, t0 + 40, t0 + 120, 20, kernel="gemm_100_tiles", grid=(100, 1, 1))
+        launch(b, t0 + 60, t0 + 150, 10, kernel="ncclDevKernel_AllReduce_Sum", grid=(8, 1, 1))
     return b
 
 
@@ -37,14 +41,22 @@ def test_grid_blocks_are_the_product_of_the_grid_beside_the_sm_count():
     assert top["narrow_kernel"]["median_grid_blocks"] == 8  # 4 x 2 x 1
     assert top["wide_kernel"]["median_grid_blocks"] == 216
     assert top["narrow_kernel"]["sm_count"] == 108  # the builder's A100
+    assert {k for k, r in top.items() if r["underfills_sms"]} == {"narrow_kernel"}
     text = render(d, "text")
-    table = text[text.index("Top kernels by GPU time") :]
-    narrow = next(line for line in table.splitlines() if "narrow_kernel" in line)
-    wide = next(line for line in table.splitlines() if "wide_kernel" in line)
-    assert "8*" in narrow.split() and "216" in wide.split() and "216*" not in wide
-    assert "than the GPU's 108 SMs" in table
+    table = text[text.index("Top kernels by GPU time") :].splitlines()
+
+    def cell(kernel: str) -> str:
+        return next(line for line in table if kernel in line).split()[-3]  # blocks, TFLOP/s, % peak
+
+    assert [cell(k) for k in ("narrow_kernel", "wide_kernel", "gemm_100_tiles")] == [
+        "8*",
+        "216",
+        "100",
+    ]
+    assert cell("ncclDevKernel") == "8"
+    assert any("of the GPU's 108 SMs no thread block" in line for line in table)
     html = render(d, "html")
-    assert html.count('class="num worse"') == 1 and "than the GPU's 108 SMs" in html
+    assert html.count('class="num worse"') == 1 and "of the GPU's 108 SMs no thread" in html
 
 
 def test_without_an_sm_count_nothing_is_marked():
