@@ -6704,12 +6704,41 @@ def hubert_fp32_precision(variant: str, batch: int = 16, samples: int = 64000, *
 def xglm_healthy(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
     """HF XGLM (config: 24 layers x 1024, 16 heads, GELU MLP of 4096, sinusoidal positions,
     scaled embeddings, its 256,008-token vocabulary) causal-LM training on `batch` x `tokens`
-    tokens, BF16 autocast, fused AdamW."""
+    tokens, BF16 autocast, fused AdamW. XGLM's attention in transformers 5.17 is eager only
+    (bmm, softmax, bmm); variant sdpa (a study, not the zoo) swaps each attention module's
+    forward for one F.scaled_dot_product_attention call (causal, no padding here), what the
+    eager-attention finding's fix tells a user of a model with no SDPA path to do."""
     torch = _torch()
     from transformers import XGLMConfig, XGLMForCausalLM
 
     cfg = XGLMConfig(**{"max_position_embeddings": max(tokens, 2048), **sizes})
-    return _causal_lm_train(torch, XGLMForCausalLM(cfg), batch, tokens, "xglm 24 x 1024 (config)")
+    model = XGLMForCausalLM(cfg)
+    name = "xglm 24 x 1024 (config)"
+    if variant == "sdpa":
+        for layer in model.model.layers:
+            layer.self_attn.forward = _causal_sdpa_forward(torch, layer.self_attn)
+        name += ", attention through SDPA"
+    return _causal_lm_train(torch, model, batch, tokens, name)
+
+
+def _causal_sdpa_forward(torch, attn) -> Callable[..., Any]:
+    """A forward for a BART-style self-attention module (q/k/v/out_proj, num_heads, head_dim,
+    dropout) that runs causal F.scaled_dot_product_attention: for training on unpadded
+    sequences, no cache."""
+    F = torch.nn.functional
+
+    def forward(hidden_states, *args, **kwargs):
+        b, t, _ = hidden_states.shape
+
+        def heads(x):
+            return x.view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)
+
+        q, k, v = (heads(p(hidden_states)) for p in (attn.q_proj, attn.k_proj, attn.v_proj))
+        p = attn.dropout if attn.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        return attn.out_proj(out.transpose(1, 2).reshape(b, t, -1)), None
+
+    return forward
 
 
 def m2m100_healthy(
