@@ -236,7 +236,7 @@ def top_kernels(frame: TraceFrame, dev: int, flop_table: list[dict]) -> list[dic
     grouped.index = grouped.index.astype(object)
     grouped = grouped.sort_index()
     eff = {row["kernel"]: row for row in flop_table}
-    sms = (frame.device_props(dev) or {}).get("numSms") or None
+    sms = int((frame.device_props(dev) or {}).get("numSms") or 0) or None
     out = []
     for name, r in grouped.sort_values("sum", ascending=False).head(TOP_KERNELS).iterrows():
         e = eff.get(name[:120], {})

@@ -162,8 +162,7 @@ def _finding_lines(i: int, f: Finding, width: int, st: Style, verbose: bool) -> 
 def _kernel_rows(items: list[dict], width: int) -> list[str]:
     """Top kernels as an aligned table: short name, calls and time per step, share, the median
     grid in thread blocks (starred where it leaves a tenth of the SMs or more idle, with a line
-    that says what that means),
-    FLOP rate."""
+    that says what that means), FLOP rate."""
     name_w = min(max(len(short_kernel(k["kernel"], 38)) for k in items), 38)
     head = (
         f"    {'kernel':<{name_w}}  {'calls/step':>10}  {'time/step':>10}  {'% time':>6}  "

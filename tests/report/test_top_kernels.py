@@ -1,7 +1,8 @@
 """The top-kernels table: each kernel's median grid in thread blocks beside the device's SM count
 (summary.extra.top_kernels' `median_grid_blocks` and `sm_count`), marked in the text and HTML
-reports where a kernel launches fewer blocks than the GPU has SMs. Checked on hand-written traces
-and on holdout 63's SegFormer at one image a call, whose top kernel runs 16 blocks on 132 SMs."""
+reports where its blocks leave a tenth of the SMs or more without work (`underfills_sms`), a
+collective's aside. Checked on hand-written traces and on holdout 63's SegFormer at one image a
+call, whose top kernel runs 16 blocks on 132 SMs."""
 
 from __future__ import annotations
 
