@@ -6687,7 +6687,7 @@ def swiftformer_healthy(variant: str, batch: int = 128, **sizes) -> Built:
 def hubert_fp32_precision(variant: str, batch: int = 16, samples: int = 64000, **sizes) -> Built:
     """HF HuBERT (config: base sizes, 12 layers x 768, a 7-layer convolutional feature encoder
     with GroupNorm, a convolutional position embedding) trained with CTC on `batch` clips of
-    `samples` 16 kHz samples (4 s: 199 frames) against 32-character transcripts of 40 labels,
+    `samples` 16 kHz samples (4 s: 199 frames) against transcripts of 40 labels from 32 symbols,
     fused AdamW: default flags (bad: FP32) vs BF16 autocast (fixed)."""
     torch = _torch()
     from transformers import HubertConfig, HubertForCTC
