@@ -3952,6 +3952,56 @@ HOLDOUT65: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 66 (2026-11-29, forty-first session), builders and rules written and committed after
+# holdout 65's score, before any of them ran on a GPU (this session's device time was spent); no
+# rule was written from these models or setups: HF Megatron-BERT (24 layers x 1024), whose
+# attention in transformers 5.17 is eager only, trained on 16 x 512 tokens as built vs with each
+# self-attention module's forward swapped for one SDPA call; HF ViViT (base sizes, 4 clips of 32
+# frames), HF Persimmon (24 layers x 2048, 262,144-token vocabulary, 4 x 2,048 tokens) and HF
+# EfficientNet (B3 sizes at 224, channels_last, batch 128), each a healthy training run; BF16
+# autocast throughout. (The healthy runs' models were checked first for an SDPA path in
+# transformers 5.17, which holdout 65's XGLM lacked.)
+# Rules: Megatron-BERT's fix counts if the SDPA run measures >= 10% less time a step (the
+# capture's sidecars); then the bad run's diagnosis is fusion (the eager-attention finding's
+# kind) and the fixed run is healthy; under 10% both runs are healthy. The pair is also timed
+# interleaved in one process (ab_time.py); where it and the sidecars fall on opposite sides of
+# 10%, the interleaved timing decides. On every run: a GPU busy under 80% of the synchronised
+# step allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# (compile_savings.py --model-only, after capture, measured on every run as far as the lease
+# allows, the healthy runs first; a run not measured allows no fusion) allows fusion;
+# small_batch on a healthy run is allowed where batch_sweep.py measures a batch 2x to 4x as
+# large >= 10% less time per sample. No vocabulary here is off a multiple of 8. Any other
+# finding >= medium is a false alarm. The labels below are the rules before any measurement;
+# they are to be set from the measurements before scoring.
+HOLDOUT66: tuple[Scenario, ...] = (
+    Scenario(
+        "megatron_bert_eager_only",
+        "HF Megatron-BERT (config: 24 layers x 1024, eager-only attention in transformers 5.17) "
+        "masked-LM training on 16 x 512 tokens, BF16 autocast, fused AdamW: as built vs each "
+        "self-attention module's forward swapped for one F.scaled_dot_product_attention call",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "vivit_healthy",
+        "HF ViViT (config: base sizes, 32 frames of 224 x 224, 3,136 tokens a clip) video "
+        "classification training on 4 clips, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "persimmon_healthy",
+        "HF Persimmon (config: 24 layers x 2048, squared-ReLU MLP, query/key LayerNorm, "
+        "262,144-token vocabulary) causal-LM training on 4 x 2,048 tokens, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "efficientnet_hf_healthy",
+        "HF EfficientNet (config: B3 sizes at 224 x 224) image classification training, batch "
+        "128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4085,6 +4135,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT63
     + HOLDOUT64
     + HOLDOUT65
+    + HOLDOUT66
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

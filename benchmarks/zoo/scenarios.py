@@ -6772,6 +6772,105 @@ def data2vec_vision_healthy(variant: str, batch: int = 64, **sizes) -> Built:
     return _hf_classifier_train(torch, model, batch, "data2vec-vision base (config)")
 
 
+def megatron_bert_eager_only(variant: str, batch: int = 16, tokens: int = 512, **sizes) -> Built:
+    """HF Megatron-BERT (config: its default 24 layers x 1024, 16 heads, pre-LayerNorm,
+    29,056-token vocabulary) masked-LM training on `batch` x `tokens` tokens (15% masked), BF16
+    autocast, fused AdamW. Its attention in transformers 5.17 is eager only (matmul, softmax,
+    matmul; no SDPA path): as built (bad) vs each self-attention module's forward swapped for
+    one F.scaled_dot_product_attention call with the model's additive mask (fixed), what the
+    eager-attention finding's fix tells a user of such a model to do."""
+    torch = _torch()
+    from transformers import MegatronBertConfig, MegatronBertForMaskedLM
+
+    model = MegatronBertForMaskedLM(MegatronBertConfig(**sizes))
+    name = "megatron-bert 24 x 1024 (config)"
+    if variant == "fixed":
+        for layer in model.bert.encoder.layer:
+            layer.attention.self.forward = _bidirectional_sdpa_forward(torch, layer.attention.self)
+        name += ", attention through SDPA"
+    ids = torch.randint(5, model.config.vocab_size, (batch, tokens), device="cuda")
+    labels = torch.where(torch.rand(batch, tokens, device="cuda") < 0.15, ids, -100)
+    config = {"model": name, "tokens": f"{batch} x {tokens}"}
+    return _hf_train(torch, model, lambda m: m(input_ids=ids, labels=labels).loss, batch, config)
+
+
+def _bidirectional_sdpa_forward(torch, attn) -> Callable[..., Any]:
+    """A forward for a BERT-style self-attention module (query/key/value, attention_head_size,
+    dropout) that runs F.scaled_dot_product_attention with the model's additive mask: for
+    training without cross-attention or a cache."""
+    F = torch.nn.functional
+
+    def forward(hidden_states, attention_mask=None, *args, **kwargs):
+        b, t, _ = hidden_states.shape
+
+        def heads(x):
+            return x.view(b, t, -1, attn.attention_head_size).transpose(1, 2)
+
+        q, k, v = (heads(p(hidden_states)) for p in (attn.query, attn.key, attn.value))
+        mask = None if attention_mask is None else attention_mask.to(q.dtype)
+        p = attn.dropout.p if attn.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        return out.transpose(1, 2).reshape(b, t, -1), None
+
+    return forward
+
+
+def vivit_healthy(variant: str, batch: int = 4, **sizes) -> Built:
+    """HF ViViT (config: its default base sizes, 32 frames of 224 x 224 in tubelets of 2 x 16 x
+    16: 3,136 tokens a clip) video classification training on `batch` clips, 400 classes, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import VivitConfig, VivitForVideoClassification
+
+    cfg = VivitConfig(**{"num_labels": 400, **sizes})
+    model = VivitForVideoClassification(cfg)
+    x = torch.randn(batch, cfg.num_frames, 3, cfg.image_size, cfg.image_size, device="cuda")
+    y = torch.randint(0, 400, (batch,), device="cuda")
+    frames = f"{batch} x {cfg.num_frames} x {cfg.image_size} x {cfg.image_size}"
+    config = {"model": "vivit base (config)", "clips": frames}
+    return _hf_train(torch, model, lambda m: m(pixel_values=x, labels=y).loss, batch, config)
+
+
+def persimmon_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF Persimmon (config: 24 layers x 2048, 32 heads, squared-ReLU MLP of 8192, query/key
+    LayerNorm, half-rotary positions, its 262,144-token vocabulary) causal-LM training on
+    `batch` x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import PersimmonConfig, PersimmonForCausalLM
+
+    cfg = PersimmonConfig(
+        **{
+            "hidden_size": 2048,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 32,
+            "intermediate_size": 8192,
+            **sizes,
+        }
+    )
+    return _causal_lm_train(torch, PersimmonForCausalLM(cfg), batch, tokens, "persimmon (config)")
+
+
+def efficientnet_hf_healthy(variant: str, batch: int = 128, **sizes) -> Built:
+    """HF EfficientNet (config: B3's width 1.2 and depth 1.4, at 224 x 224) image classification
+    training on `batch` images, 1000 classes, BF16 autocast + channels_last, fused AdamW."""
+    torch = _torch()
+    from transformers import EfficientNetConfig, EfficientNetForImageClassification
+
+    cfg = EfficientNetConfig(
+        **{
+            "width_coefficient": 1.2,
+            "depth_coefficient": 1.4,
+            "image_size": 224,
+            "hidden_dim": 1536,
+            "dropout_rate": 0.3,
+            "num_labels": 1000,
+            **sizes,
+        }
+    )
+    model = EfficientNetForImageClassification(cfg)
+    return _hf_classifier_train(torch, model, batch, "efficientnet-b3 sizes (config)", True, True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7026,6 +7125,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         xglm_healthy,
         m2m100_healthy,
         data2vec_vision_healthy,
+        megatron_bert_eager_only,
+        vivit_healthy,
+        persimmon_healthy,
+        efficientnet_hf_healthy,
     )
 }
 
