@@ -25,7 +25,6 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "zoo"), str(HERE.parent)]
 
 import accuracy  # noqa: E402
-import labels  # noqa: E402
 
 from bottleneck_lab import facts  # noqa: E402
 from bottleneck_lab.op_flops import median_fill, work_fill  # noqa: E402
@@ -48,24 +47,20 @@ def statistics(frame) -> tuple[float, float] | None:
 
 def main() -> int:
     rows = []  # (label group, median, mean)
-    for s in labels.ALL:
-        if s.gpus > 1:
+    for s, _, run, path in accuracy.captured_runs():
+        if s.gpus > 1 or not path.is_file():
             continue
-        for variant, run in s.runs.items():
-            path = accuracy.trace_path(s, variant)
-            if not path.is_file():
-                continue
-            stats = statistics(load_frame(path))
-            if stats is None:
-                continue
-            group = (
-                "first"
-                if run.top and "small_batch" in run.top
-                else "allowed"
-                if "small_batch" in run.acceptable()
-                else "none"
-            )
-            rows.append((group, *stats))
+        stats = statistics(load_frame(path))
+        if stats is None:
+            continue
+        group = (
+            "first"
+            if run.top and "small_batch" in run.top
+            else "allowed"
+            if "small_batch" in run.acceptable()
+            else "none"
+        )
+        rows.append((group, *stats))
     counts = {g: sum(r[0] == g for r in rows) for g in ("first", "allowed", "none")}
     print(
         f"{len(rows)} runs: small_batch first in {counts['first']}, allowed in "

@@ -20,7 +20,6 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE / "zoo"), str(HERE.parent)]
 
 import accuracy  # noqa: E402
-import labels  # noqa: E402
 
 from bottleneck_lab import facts  # noqa: E402
 from bottleneck_lab.trace.load import load_frame  # noqa: E402
@@ -31,18 +30,14 @@ def main() -> int:
     p.add_argument("--min-share", type=float, default=0.4)
     args = p.parse_args()
     rows = []
-    for s in labels.ALL:
-        if s.gpus > 1:
+    for s, variant, run, path in accuracy.captured_runs():
+        if s.gpus > 1 or not path.is_file():
             continue
-        for variant, run in s.runs.items():
-            path = accuracy.trace_path(s, variant)
-            if not path.is_file():
-                continue
-            frame = load_frame(path)
-            under = facts.underfilled_share(frame)
-            if facts.batch_is_small(frame) is True or under is None or under < args.min_share:
-                continue
-            rows.append((under, f"{s.name}/{variant}", "small_batch" in run.acceptable()))
+        frame = load_frame(path)
+        under = facts.underfilled_share(frame)
+        if facts.batch_is_small(frame) is True or under is None or under < args.min_share:
+            continue
+        rows.append((under, f"{s.name}/{variant}", "small_batch" in run.acceptable()))
     print(f"{'run':<44}{'under-SM share':>15}  small_batch in label")
     for under, run, fits in sorted(rows, reverse=True):
         print(f"{run:<44}{under:>15.2f}  {'yes' if fits else 'no'}")
