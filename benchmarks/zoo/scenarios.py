@@ -6818,11 +6818,14 @@ def _bidirectional_sdpa_forward(torch, attn) -> Callable[..., Any]:
 def vivit_healthy(variant: str, batch: int = 4, **sizes) -> Built:
     """HF ViViT (config: its default base sizes, 32 frames of 224 x 224 in tubelets of 2 x 16 x
     16: 3,136 tokens a clip) video classification training on `batch` clips, 400 classes, BF16
-    autocast, fused AdamW."""
+    autocast, fused AdamW. Its config's activation is gelu_fast, tanh GELU written out in
+    elementwise ops; variant gelu_tanh (a study, not the zoo) sets gelu_pytorch_tanh, the same
+    function as one kernel (F.gelu(approximate='tanh')), a fix the fusion finding names."""
     torch = _torch()
     from transformers import VivitConfig, VivitForVideoClassification
 
-    cfg = VivitConfig(**{"num_labels": 400, **sizes})
+    act = {"hidden_act": "gelu_pytorch_tanh"} if variant == "gelu_tanh" else {}
+    cfg = VivitConfig(**{"num_labels": 400, **act, **sizes})
     model = VivitForVideoClassification(cfg)
     x = torch.randn(batch, cfg.num_frames, 3, cfg.image_size, cfg.image_size, device="cuda")
     y = torch.randint(0, 400, (batch,), device="cuda")
