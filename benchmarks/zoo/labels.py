@@ -4028,6 +4028,56 @@ HOLDOUT66: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 67 (2026-11-29, forty-second session), builders and rules written and committed after
+# holdout 66's score and after the fusion finding learnt to name tanh GELU written out (the same
+# session), before any of them ran on a GPU (the session's device time was spent); no rule was
+# written from these models or setups: HF mT5 (base sizes, 12 + 12 layers x 768, gated-GELU FFN,
+# 16 x 512 -> 128 tokens) trained with its config's gelu_new (tanh GELU as tensor arithmetic) vs
+# gelu_pytorch_tanh (the same function as one kernel, equal on CPU to 3e-5 in the logits); HF
+# Helium (24 layers x 2560, 4 x 2,048 tokens), HF HGNetV2 (its default stages, batch 128,
+# channels_last) and HF Arcee (24 layers x 2048, squared-ReLU MLP, 8 x 2,048 tokens), each a
+# healthy training run; BF16 autocast throughout. (Each model's attention was checked first for
+# an SDPA path in transformers 5.17; HGNetV2 has no attention.)
+# Rules: mT5's fix counts if gelu_pytorch_tanh measures >= 10% less time a step (the capture's
+# sidecars); then the bad run's diagnosis is fusion and the fixed run is healthy; under 10% both
+# runs are healthy. The pair is also timed interleaved in one process (ab_time.py); where it and
+# the sidecars fall on opposite sides of 10%, the interleaved timing decides. On every run: a
+# GPU busy under 80% of the synchronised step allows host_bound and launch_overhead;
+# torch.compile(model) >= 10% faster (compile_savings.py --model-only, after capture, measured on
+# every run as far as the lease allows, the healthy runs first; a run not measured allows no
+# fusion) allows fusion; small_batch on a healthy run is allowed where batch_sweep.py measures a
+# batch 2x to 4x as large >= 10% less time per sample. Every vocabulary here is a multiple of 64.
+# Any other finding >= medium is a false alarm. The labels below are the rules before any
+# measurement; they are to be set from the measurements before scoring.
+HOLDOUT67: tuple[Scenario, ...] = (
+    Scenario(
+        "mt5_gelu_new",
+        "HF mT5 (config: base sizes, 12 + 12 layers x 768, gated-GELU FFN of 2048, 250,112-token "
+        "vocabulary) training on 16 x 512 -> 128 tokens, BF16 autocast, fused AdamW: gelu_new "
+        "(tanh GELU as tensor arithmetic) vs gelu_pytorch_tanh (one kernel)",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+        fix_kind="fusion",
+    ),
+    Scenario(
+        "helium_healthy",
+        "HF Helium (config: 24 layers x 2560, SiLU-gated MLP of 7040, 48,000-token vocabulary) "
+        "causal-LM training on 4 x 2,048 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "hgnetv2_healthy",
+        "HF HGNetV2 (config: its default stages, 128 to 2048 channels) image classification "
+        "training, batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "arcee_healthy",
+        "HF Arcee (config: 24 layers x 2048, 4 key/value heads, squared-ReLU MLP of 8192, "
+        "32,000-token vocabulary) causal-LM training on 8 x 2,048 tokens, BF16 autocast, fused "
+        "AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4162,6 +4212,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT64
     + HOLDOUT65
     + HOLDOUT66
+    + HOLDOUT67
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

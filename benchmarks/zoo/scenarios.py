@@ -6874,6 +6874,76 @@ def efficientnet_hf_healthy(variant: str, batch: int = 128, **sizes) -> Built:
     return _hf_classifier_train(torch, model, batch, "efficientnet-b3 sizes (config)", True, True)
 
 
+# ---- holdout 67: labels in labels.py committed before these were first captured -----------------
+
+
+def mt5_gelu_new(
+    variant: str, batch: int = 16, source: int = 512, target: int = 128, **sizes
+) -> Built:
+    """HF mT5 (config: base sizes, 12 + 12 layers x 768, 12 heads, gated-GELU FFN of 2048,
+    T5's relative position bias and hand-written RMS norm, its 250,112-token vocabulary)
+    trained on `batch` sequences of `source` tokens into `target`, BF16 autocast, fused AdamW:
+    the config's gated-gelu as built (gelu_new, tanh GELU written out in elementwise ops; bad)
+    vs the same function as one kernel (dense_act_fn gelu_pytorch_tanh; fixed)."""
+    torch = _torch()
+    from transformers import MT5Config, MT5ForConditionalGeneration
+
+    base = {"d_model": 768, "d_ff": 2048, "num_layers": 12, "num_decoder_layers": 12}
+    cfg = MT5Config(**{**base, "num_heads": 12, "d_kv": 64, **sizes})
+    cfg.dense_act_fn = "gelu_pytorch_tanh" if variant == "fixed" else "gelu_new"
+    model = MT5ForConditionalGeneration(cfg)
+    src = torch.randint(0, cfg.vocab_size, (batch, source), device="cuda")
+    tgt = torch.randint(0, cfg.vocab_size, (batch, target), device="cuda")
+    config = {
+        "model": f"mt5 12+12 x 768 (config), {cfg.dense_act_fn}",
+        "tokens": f"{batch} x {source} -> {target}",
+    }
+    return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, batch, config)
+
+
+def helium_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF Helium (config: its default 24 layers x 2560, 20 heads, SiLU-gated MLP of 7040, RMS
+    norm, its 48,000-token vocabulary) causal-LM training on `batch` x `tokens` tokens, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import HeliumConfig, HeliumForCausalLM
+
+    model = HeliumForCausalLM(HeliumConfig(**sizes))
+    return _causal_lm_train(torch, model, batch, tokens, "helium 24 x 2560 (config)")
+
+
+def hgnetv2_healthy(variant: str, batch: int = 128, **sizes) -> Built:
+    """HF HGNetV2 (config: its default stages, 128 to 2048 channels out, light blocks of 5 x 5
+    depthwise convolutions in the last two) image classification training on `batch` images of 224 x 224, 1000 classes, BF16 autocast
+    + channels_last, fused AdamW."""
+    torch = _torch()
+    from transformers import HGNetV2Config, HGNetV2ForImageClassification
+
+    model = HGNetV2ForImageClassification(HGNetV2Config(**{"num_labels": 1000, **sizes}))
+    return _hf_classifier_train(torch, model, batch, "hgnetv2 (config)", True, True)
+
+
+def arcee_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF Arcee (config: 24 layers x 2048, 16 heads of 128, 4 key/value heads, a squared-ReLU
+    MLP of 8192 without gating, RMS norm, its 32,000-token vocabulary) causal-LM training on
+    `batch` x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import ArceeConfig, ArceeForCausalLM
+
+    cfg = ArceeConfig(
+        **{
+            "hidden_size": 2048,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 16,
+            "num_key_value_heads": 4,
+            "head_dim": 128,
+            "intermediate_size": 8192,
+            **sizes,
+        }
+    )
+    return _causal_lm_train(torch, ArceeForCausalLM(cfg), batch, tokens, "arcee 24 x 2048 (config)")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7132,6 +7202,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vivit_healthy,
         persimmon_healthy,
         efficientnet_hf_healthy,
+        mt5_gelu_new,
+        helium_healthy,
+        hgnetv2_healthy,
+        arcee_healthy,
     )
 }
 

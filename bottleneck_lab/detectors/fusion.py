@@ -41,6 +41,10 @@ it without the product, on tensor cores (at Mamba2's three shapes, forward and b
 on an H200, 95-99% less time: `python benchmarks/contraction_einsum.py`). The estimate stays the
 chains' bytes: no model with its contractions rewritten has been timed.
 
+Tanh GELU written out (tanh with mul and add: HF's gelu_new and gelu_fast) is counted apart where
+its chains hold a quarter of the saving or more: the fix prices them alone and names the
+one-kernel F.gelu(approximate="tanh"), which leaves attention eager (TANH below).
+
 Attention written as matmul, softmax, matmul (detectors/eager_attention.py, from recorded
 shapes) is left to that
 finding: scaled_dot_product_attention, not a fused chain, replaces its kernels (its softmax,
@@ -149,6 +153,29 @@ COMPILED_ATTENTION_SLOWDOWN_MIN_X = 2.3 - 1.0
 # (HF Mamba2's PyTorch reference scan: 36 a step, products 64-256x their inputs, with their sums
 # and backward 96% of the GPU's time), which torch.einsum or matmul computes without materialising.
 CONTRACTION_MIN_EXPANSION = 8
+# Tanh GELU written out as tensor arithmetic (HF's gelu_new and gelu_fast, Bloom's GELU, MLPs
+# written by hand): a chain holding tanh (forward) or tanh_backward with a mul and an add.
+# F.gelu(approximate="tanh") computes the same function as one kernel each way and leaves
+# attention alone, where compiling the model can slow it: HF ViViT's gelu_fast swapped for
+# gelu_pytorch_tanh measured 21.2% less time a step (ab_time.py, its tanh-GELU chains priced at
+# 22.7%), where torch.compile(model) ran 2.5x as long; GPT-2's gelu_new, 10.8%. A chain that also
+# holds a sigmoid (LSTM and GRU gates), a sub or neg (a GRU's update, RAFT's), a div (Gemma 2's
+# logit soft-capping) or an exp is some other function (every chain with tanh in traces/).
+TANH = frozenset({"aten::tanh", "aten::tanh_backward"})
+ADD = frozenset({"aten::add", "aten::add_"})
+NOT_TANH_GELU = frozenset(
+    {
+        "aten::sigmoid",
+        "aten::sigmoid_backward",
+        "aten::sub",
+        "aten::sub_",
+        "aten::rsub",
+        "aten::neg",
+        "aten::div",
+        "aten::div_",
+        "aten::exp",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -306,6 +333,22 @@ def _dims(input_dims) -> list:
 def _accumulates_grad(ops: pd.DataFrame) -> np.ndarray:
     """Which cpu_ops are the autograd engine's AccumulateGrad (the node or its function)."""
     return name_mask(ops["name"], r"torch::autograd::AccumulateGrad$")
+
+
+def _tanh_gelu_chains(frame: TraceFrame, chains: pd.DataFrame) -> np.ndarray:
+    """The numbers of the chains (_chains) that are tanh GELU written out (TANH)."""
+    if not len(chains):
+        return np.zeros(0, dtype=np.int64)
+    names = frame.cpu_ops["name"].to_numpy()[chains["owner"].to_numpy()]
+    ops = pd.Series(names).groupby(chains["chain"].to_numpy()).agg(frozenset)
+    return np.array(
+        [
+            chain
+            for chain, s in ops.items()
+            if s & TANH and "aten::mul" in s and s & ADD and not s & NOT_TANH_GELU
+        ],
+        dtype=np.int64,
+    )
 
 
 def _removed_kernels(chains: pd.DataFrame, copies: pd.DataFrame) -> pd.DataFrame:
@@ -574,6 +617,29 @@ def detect(frame: TraceFrame, cfg: Config):
             "torch.compile(model) reaches only where the model's forward computes it (HF models "
             "given labels do): where it is computed outside, compile the function that computes "
             "the loss as well, or the whole training step."
+        )
+    # tanh GELU written out: what one fused kernel for it alone saves, the step's share priced
+    # as the whole finding is (host dispatch of the ops it removes included)
+    gelu = per.index.isin(_tanh_gelu_chains(frame, c))
+    if around_attention:
+        gelu &= ~beside
+    gelu_gpu_us = float(per.loc[gelu, "saving"].sum()) / n_steps
+    gelu_hand = hand.loc[hand["chain"].isin(_tanh_gelu_chains(frame, hand))]
+    gelu_host_us = host_us_of_kernels(frame, _removed_kernels(gelu_hand, copies.iloc[:0])) / n_steps
+    gelu_ms, gelu_share = cost(
+        frame, fused_step_saving_us(frame, gelu_gpu_us, gelu_host_us) * n_steps
+    )
+    evidence["tanh_gelu_chains_per_step"] = round(float(gelu.sum()) / n_steps, 1)
+    evidence["tanh_gelu_saving_us_per_step"] = gelu_ms
+    evidence["tanh_gelu_share_pct"] = gelu_share
+    if saved > 0 and gelu_gpu_us * n_steps >= 0.25 * saved and gelu_share >= cfg.min_share_pct:
+        fixes.append(
+            f"{evidence['tanh_gelu_chains_per_step']:g} of the chains a step are tanh GELU "
+            "written out (tanh with mul and add: HF's gelu_new or gelu_fast, or by hand), "
+            f"~{gelu_share:.0f}% of the step on their own: F.gelu(x, approximate='tanh') is the "
+            "same function in one kernel each way (in HF, set the config's activation, "
+            "hidden_act or activation_function, to 'gelu_pytorch_tanh'). It leaves attention "
+            "as it is, so it is the fix to try where compiling slows the model."
         )
     contraction_us, contractions = _broadcast_contractions(frame)
     contraction_us /= n_steps

@@ -7,6 +7,7 @@ Each trace: a matmul, then the ops below queued back to back on the GPU, every k
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from conftest import EXTERNAL_TRACES, REPO
 
@@ -450,3 +451,65 @@ def test_an_empty_product_is_no_contraction_and_no_error():
     frame = load(b)
     assert fusion._broadcast_contractions(frame) == (0.0, [])
     assert diagnose([frame]).errors == {}
+
+
+TANH_GELU = [
+    ("aten::mul", BINARY),
+    ("aten::tanh", UNARY),
+    ("aten::add", BINARY),
+    ("aten::mul", BINARY),
+]
+
+
+@pytest.mark.parametrize(
+    ("extra", "is_gelu"),
+    [
+        ([], True),
+        # an LSTM cell's gates, a GRU's update, Gemma 2's logit soft-capping: tanh, not GELU
+        ([("aten::sigmoid", UNARY)], False),
+        ([("aten::sub", BINARY)], False),
+        ([("aten::div", BINARY)], False),
+    ],
+)
+def test_tanh_gelu_written_out_is_named_with_its_one_kernel_fix(extra, is_gelu):
+    found = fusion_finding(TANH_GELU + extra)
+    assert found is not None
+    assert found.evidence["tanh_gelu_chains_per_step"] == (1 if is_gelu else 0)
+    assert ("gelu_pytorch_tanh" in found.fix) is is_gelu
+    if is_gelu:  # the whole chain is the GELU: its share is the finding's
+        assert found.evidence["tanh_gelu_share_pct"] == pytest.approx(found.share_pct, abs=0.1)
+    else:
+        assert found.evidence["tanh_gelu_share_pct"] == 0
+
+
+def test_vivit_s_tanh_gelu_is_priced_as_swapping_it_for_one_kernel_measured():
+    # HF ViViT's config activation gelu_fast; gelu_pytorch_tanh in its place measured 21.2% less
+    # time a step on an H200 (`ab_time.py vivit_healthy:healthy vivit_healthy:gelu_tanh`), where
+    # compiling the model ran 2.5x as long: the finding names that fix, priced near it
+    found = zoo_fusion_finding("vivit_healthy/healthy")
+    assert "gelu_pytorch_tanh" in found.fix
+    assert found.evidence["tanh_gelu_chains_per_step"] == 24  # 12 layers, forward and backward
+    assert abs(found.evidence["tanh_gelu_share_pct"] - 21.2) < 5
+    assert found.evidence["tanh_gelu_share_pct"] < found.share_pct  # the rest: other chains
+
+
+@pytest.mark.parametrize(
+    ("run", "gelu_per_step", "tanh_per_step"),
+    [
+        ("gpt2_gelu_fusion/bad", 24, 24),  # gelu_new: 12 layers, forward and backward
+        ("gpt2_gelu_fusion/fixed", 0, 0),  # gelu_pytorch_tanh: one kernel, no chain
+        ("raft_healthy/healthy", 0, 50),  # its ConvGRU: tanh beside sub and sigmoid
+        ("gemma2_healthy/healthy", 0, 2),  # its soft-capped logits: tanh beside div
+    ],
+)
+def test_tanh_gelu_chains_are_told_from_other_chains_with_tanh(run, gelu_per_step, tanh_per_step):
+    path = REPO / "traces" / "zoo" / f"{run}.json.gz"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    (frame,) = load_trace(path)
+    chains = fusion._chains(fusion._member_kernels(frame))
+    names = frame.cpu_ops["name"].to_numpy()[chains["owner"].to_numpy()]
+    with_tanh = chains.loc[pd.Series(names, index=chains.index).isin(fusion.TANH), "chain"]
+    n = len(frame.steps)
+    assert with_tanh.nunique() / n == tanh_per_step
+    assert len(fusion._tanh_gelu_chains(frame, chains)) / n == gelu_per_step
