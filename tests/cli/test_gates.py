@@ -34,9 +34,10 @@ def severities(path: str, tmp_path: Path) -> set[str]:
     [
         ("sync", "bad", "high", 3),  # sync-stall is high
         ("launch_overhead", "fixed", "low", 0),  # nothing above info
-        # fusion medium only (torch.compile measured 29.5% faster on this run)
-        ("precision", "fixed", "high", 0),
-        ("precision", "fixed", "medium", 3),
+        # fusion low only (compiled around its attention, a norm ends each chain; compiling the
+        # loss measured 29.5% faster on this run)
+        ("precision", "fixed", "medium", 0),
+        ("precision", "fixed", "low", 3),
         ("launch_overhead", "bad", "low", 3),  # launch-overhead high, host-bound low
         ("launch_overhead", "fixed", "medium", 0),
     ],
