@@ -690,7 +690,9 @@ def detect(frame: TraceFrame, cfg: Config):
             f"embeddings, head reshapes: {beside_us / n_steps / 1e3:.2f} ms a step of saving) are "
             "left out of the estimate, since compiled attention as little as "
             f"{1 + COMPILED_ATTENTION_SLOWDOWN_MIN_X:.1f}x slower would cost "
-            f"{COMPILED_ATTENTION_SLOWDOWN_MIN_X * attention_us / 1e3:.2f} ms more a step."
+            f"{COMPILED_ATTENTION_SLOWDOWN_MIN_X * attention_us / 1e3:.2f} ms more a step. "
+            "So are the residual adds and casts beside each norm: a norm module compiled on its "
+            "own leaves them in the block's eager forward."
         )
     if attention_us > 0:
         extra_ms = COMPILED_ATTENTION_SLOWDOWN_MAX_X * attention_us / 1e3
