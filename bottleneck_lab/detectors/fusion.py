@@ -649,11 +649,11 @@ def detect(frame: TraceFrame, cfg: Config):
     gelu_gpu_us = float(per.loc[gelu, "saving"].sum()) / n_steps
     gelu_hand = hand.loc[hand["chain"].isin(_tanh_gelu_chains(frame, hand))]
     gelu_host_us = host_us_of_kernels(frame, _removed_kernels(gelu_hand, copies.iloc[:0])) / n_steps
-    gelu_ms, gelu_share = cost(
+    gelu_us, gelu_share = cost(
         frame, fused_step_saving_us(frame, gelu_gpu_us, gelu_host_us) * n_steps
     )
     evidence["tanh_gelu_chains_per_step"] = round(float(gelu.sum()) / n_steps, 1)
-    evidence["tanh_gelu_saving_us_per_step"] = gelu_ms
+    evidence["tanh_gelu_saving_us_per_step"] = gelu_us
     evidence["tanh_gelu_share_pct"] = gelu_share
     if saved > 0 and gelu_gpu_us * n_steps >= 0.25 * saved and gelu_share >= cfg.min_share_pct:
         fixes.append(
