@@ -4094,6 +4094,54 @@ HOLDOUT67: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 68 (2026-11-29, forty-third session), builders and rules written and committed after
+# holdout 67's score, before any of them ran on a GPU; no rule was written from these models or
+# setups: HF Depth Anything (its default small sizes, DINOv2 ViT-S/14 backbone, DPT head)
+# inference on 518 x 518 images, one a call vs 16; HF LFM2 (1.2B sizes, 16 layers x 2048, 10 of
+# them gated short convolutions run by transformers' PyTorch reference, 8 x 2,048 tokens), timm
+# RepViT-M1.5 (batch 256) and timm DaViT-S (batch 128), each a healthy training run; BF16
+# autocast throughout, channels_last on the two CNN-shaped timm models.
+# Rules: the pair's fix counts if 16 images a call measure >= 10% less time per image (the
+# capture's sidecars); then the bad run's diagnosis is small_batch or launch_overhead (either
+# names the bigger batch) and the fixed run is healthy; under 10% both runs are healthy. The
+# pair is also timed interleaved in one process (ab_time.py); where it and the sidecars fall on
+# opposite sides of 10%, the interleaved timing decides. On every run: a GPU busy under 80% of
+# the synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10%
+# faster (compile_savings.py --model-only, after capture, measured on every run as far as the
+# lease allows, the healthy runs first; a run not measured allows no fusion) allows fusion;
+# small_batch on a healthy run is allowed where batch_sweep.py measures a batch 2x to 4x as
+# large >= 10% less time per sample. Every vocabulary here is a multiple of 64. Any other
+# finding >= medium is a false alarm. The labels below are the rules before any measurement;
+# they are to be set from the measurements before scoring.
+HOLDOUT68: tuple[Scenario, ...] = (
+    Scenario(
+        "depth_anything_infer_b1",
+        "HF Depth Anything (config: small sizes, DINOv2 ViT-S/14 backbone, DPT head) depth "
+        "inference on 518 x 518 images, BF16 autocast, inference_mode: one image a call vs 16",
+        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        fix_kind="small_batch",
+    ),
+    Scenario(
+        "lfm2_healthy",
+        "HF LFM2 (config: 1.2B sizes, 16 layers x 2048, 6 attention layers with 8 key/value "
+        "heads, 10 gated short-convolution layers through transformers' PyTorch causal_conv1d "
+        "reference, 65,536-token vocabulary) causal-LM training on 8 x 2,048 tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "repvit_healthy",
+        "timm RepViT-M1.5 image classification training, batch 256, BF16 autocast + "
+        "channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "davit_healthy",
+        "timm DaViT-S image classification training, batch 128, BF16 autocast + channels_last, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4229,6 +4277,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT65
     + HOLDOUT66
     + HOLDOUT67
+    + HOLDOUT68
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

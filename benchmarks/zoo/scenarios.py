@@ -6944,6 +6944,67 @@ def arcee_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> 
     return _causal_lm_train(torch, ArceeForCausalLM(cfg), batch, tokens, "arcee 24 x 2048 (config)")
 
 
+def depth_anything_infer_b1(variant: str, batch: int | None = None, **sizes) -> Built:
+    """HF Depth Anything (config: its default small sizes, a DINOv2 ViT-S/14 backbone of 12 x 384
+    and a DPT head) monocular depth inference on 518 x 518 images (1,369 patches) under
+    inference_mode and BF16 autocast: one image a call (bad) vs 16 (fixed)."""
+    torch = _torch()
+    from transformers import DepthAnythingConfig, DepthAnythingForDepthEstimation
+
+    model = DepthAnythingForDepthEstimation(DepthAnythingConfig(**sizes)).cuda().eval()
+    batch = batch or (16 if variant == "fixed" else 1)
+    x = torch.randn(batch, 3, 518, 518, device="cuda")
+    step = _inference_step(torch, _as_run(torch, model), pixel_values=x)
+    config = {
+        "model": "depth anything small sizes (config)",
+        "autocast": "bf16",
+        "mode": "inference",
+        "images": f"{batch} x 518 x 518",
+    }
+    return Built(step, batch, config, timed_steps=40)
+
+
+# LFM2-1.2B's layout: attention in 6 of 16 layers, gated short convolutions in the rest
+LFM2_ATTENTION_LAYERS = (2, 5, 8, 10, 12, 14)
+
+
+def lfm2_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF LFM2 (config: LFM2-1.2B sizes, 16 layers x 2048, 6 of them attention with 8 key/value
+    heads of 32 query heads, 10 gated short convolutions of kernel 3 run by transformers' own
+    PyTorch causal_conv1d reference (the causal_conv1d package is not installed, as on most
+    machines), a 65,536-token vocabulary) causal-LM training on `batch` x `tokens` tokens, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import Lfm2Config, Lfm2ForCausalLM
+
+    layers = ["full_attention" if i in LFM2_ATTENTION_LAYERS else "conv" for i in range(16)]
+    cfg = Lfm2Config(
+        **{
+            "hidden_size": 2048,
+            "num_hidden_layers": 16,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 8,
+            "intermediate_size": 12288,
+            "layer_types": layers,
+            **sizes,
+        }
+    )
+    return _causal_lm_train(torch, Lfm2ForCausalLM(cfg), batch, tokens, "lfm2 1.2b sizes (config)")
+
+
+def repvit_healthy(variant: str) -> Built:
+    """timm RepViT-M1.5 (a MobileNetV3-style CNN with ViT-style token and channel mixers, its
+    conv branches unfused as in training) trained on 224 x 224 images, batch 256, BF16 autocast
+    + channels_last, fused AdamW."""
+    return _timm(_torch(), "repvit_m1_5", 256, fixed=True, fused_adamw=True)
+
+
+def davit_healthy(variant: str) -> Built:
+    """timm DaViT-S (dual attention: spatial window and channel-group attention, 4 stages)
+    trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "davit_small", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7206,6 +7267,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         helium_healthy,
         hgnetv2_healthy,
         arcee_healthy,
+        depth_anything_infer_b1,
+        lfm2_healthy,
+        repvit_healthy,
+        davit_healthy,
     )
 }
 
