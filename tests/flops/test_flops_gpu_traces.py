@@ -227,22 +227,44 @@ def test_multi_query_sdpa_counts_where_flopcountermode_raised():
     assert 0 < summary.mfu_pct < 100
 
 
-def test_grouped_query_sdpa_counts_the_configs_arithmetic():
-    """HF Arcee (holdout 67), 24 layers x 2048, 16 query heads over 4 key/value heads of 128,
-    an MLP of 8192 (up and down, no gate), a 32,000-token vocabulary, 8 x 2,048 tokens: here too
-    FlopCounterMode raised on the grouped-query SDPA, so no sidecar count. From the config: every
-    product three times (forward, input and weight gradients) at 2·tokens·in·out, and SDPA at
-    4·B·Hq·S²·D forward and 2.5x that backward (its formula, causal or not)."""
-    trace = Path(__file__).resolve().parents[2] / "traces/zoo/arcee_healthy/healthy.json.gz"
+# Grouped-query runs whose sidecar has no count (FlopCounterMode raised on their SDPA): each
+# one's matrix weights a token passes through, from its config, and its attention as
+# (layers, batch, query heads, tokens, head size).
+GQA_CONFIG_ARITHMETIC = {
+    # HF Arcee (holdout 67): 24 layers x 2048, 16 query heads over 4 key/value heads of 128, an
+    # MLP of 8192 (up and down, no gate), a 32,000-token vocabulary, 8 x 2,048 tokens
+    "arcee_healthy": (
+        24 * (2 * 2048 * 2048 + 2 * 2048 * 512 + 2 * 2048 * 8192) + 2048 * 32000,
+        (24, 8, 16, 2048, 128),
+    ),
+    # HF LFM2 (holdout 68): 16 layers x 2048; 10 short-convolution layers (in 2048 -> 6144, out
+    # 2048 -> 2048), 6 attention layers (32 query heads over 8 key/value heads of 64); a gated
+    # MLP of 8192 in all 16; a 65,536-token vocabulary; 8 x 2,048 tokens
+    "lfm2_healthy": (
+        10 * (2048 * 6144 + 2048 * 2048)
+        + 6 * (2 * 2048 * 2048 + 2 * 2048 * 512)
+        + 16 * 3 * 2048 * 8192
+        + 2048 * 65536,
+        (6, 8, 32, 2048, 64),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GQA_CONFIG_ARITHMETIC))
+def test_grouped_query_sdpa_counts_the_configs_arithmetic(name):
+    """Where FlopCounterMode raised on a grouped-query SDPA (torch 2.11's formula asserts equal
+    head counts), the analyzer's count is held to the config: every product three times
+    (forward, input and weight gradients) at 2·tokens·in·out, and SDPA at 4·B·Hq·S²·D forward
+    and 2.5x that backward (its formula, causal or not)."""
+    trace = Path(__file__).resolve().parents[2] / f"traces/zoo/{name}/healthy.json.gz"
     if not trace.exists():
         pytest.skip("trace not shipped")
     assert sidecar(trace)["flops_per_step"] is None
-    b, s, hidden, kv, mlp, vocab, layers = 8, 2048, 2048, 4 * 128, 8192, 32000, 24
-    per_layer = hidden * hidden * 2 + hidden * kv * 2 + hidden * mlp * 2
-    products = 6 * b * s * (layers * per_layer + hidden * vocab)
-    attention = layers * 3.5 * 4 * b * 16 * s * s * 128
+    weights, (layers, b, heads, s, d) = GQA_CONFIG_ARITHMETIC[name]
+    products = 6 * b * s * weights
+    attention = layers * 3.5 * 4 * b * heads * s * s * d
     summary = diagnose(load_trace(trace), path=str(trace)).summary
-    # norms, activations and the loss add well under 0.1%
+    # norms, activations, LFM2's depthwise convolutions and the loss add well under 0.1%
     assert summary.flops_per_step == pytest.approx(products + attention, rel=0.001)
     assert 0 < summary.mfu_pct < 100
 
