@@ -17,6 +17,12 @@ from ..trace.frame import name_mask, nearest_ancestor
 
 SOFTMAX_OPS = frozenset({"aten::softmax", "aten::_softmax", "aten::_safe_softmax"})
 SOFTMAX_BACKWARD_OPS = frozenset({"aten::_softmax_backward_data"})
+# torch.compile's generated kernels are recorded as ops named after the kernel, and Inductor names
+# each after the aten ops it fused: a kernel that holds a softmax (not only its backward) over a
+# batched score matrix between two batched matmuls is the same attention, decomposed into the
+# graph (SDPA's math path under compile, or attention written out). A compiled HF ViViT ran its
+# attention as FP32 matmuls and such kernels, 107 ms a step against cuDNN's fused 13.5 ms eager.
+INDUCTOR_KERNEL = "triton_"
 BATCHED_MATMUL_OPS = frozenset({"aten::matmul", "aten::bmm", "aten::baddbmm"})
 # A user who called SDPA and got its math fallback for inputs the fused kernels cannot take has
 # no eager attention to replace: the ops under these are SDPA's own (T5 with a position bias
@@ -71,6 +77,7 @@ class EagerAttention:
     trains: bool
     kernels: np.ndarray
     ops: np.ndarray  # cpu_op rows in the attention
+    compiled: bool = False  # its softmax found in torch.compile's generated kernels
 
     @property
     def per_step(self) -> float:
@@ -133,7 +140,12 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     names = ops["name"].astype(object).to_numpy()
     parent = ops["parent"].to_numpy()
     in_step = ops["step"].to_numpy() >= 0
-    softmax = np.isin(names, list(SOFTMAX_OPS))
+    inductor = ops["name"].str.startswith(INDUCTOR_KERNEL, na=False).to_numpy()
+    in_name = ops["name"].str.contains
+    inductor_softmax = inductor & in_name("softmax", regex=False, na=False).to_numpy()
+    inductor_softmax_bwd = inductor_softmax & in_name("softmax_backward", regex=False, na=False)
+    inductor_softmax &= ~inductor_softmax_bwd.to_numpy() | in_name("safe_softmax_", na=False)
+    softmax = np.isin(names, list(SOFTMAX_OPS)) | inductor_softmax
     if not (softmax & in_step).any():
         return None
     rows = np.arange(len(ops))
@@ -153,8 +165,16 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     candidates = np.flatnonzero(softmax & in_step & ~backward & ~under_sdpa & outer)
     shapes: Counter = Counter()
     fallback_dtype: dict = {}  # shape -> the dtype SDPA was called with, for a fallback's scores
+    compiled = False
     for i in candidates:
         d = _dims(dims[i])
+        if inductor_softmax[i]:
+            score = _inductor_scores(d)
+            if score is None:
+                continue
+            compiled = True
+            shapes[score] += 1
+            continue
         if not d or len(d[0]) < 3 or min(d[0][-2:]) < MIN_SEQUENCE:
             continue
         arg = concrete[i][1] if isinstance(concrete[i], list) and len(concrete[i]) > 1 else ""
@@ -193,8 +213,25 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     if any(sc.sdpa_fallback for sc in scores):
         region |= with_backward_nodes(ops, rows, in_step & (fallback >= 0))
     trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
+    trains |= bool((inductor_softmax_bwd.to_numpy() & in_step).any())
     kernels = nearest_ancestor(parent, frame.gpu_ops["op"].to_numpy(), region) >= 0
-    return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region))
+    return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region), compiled)
+
+
+def _inductor_scores(d: list[list[int]]) -> tuple[int, ...] | None:
+    """The score matrix an Inductor kernel holding a softmax takes: its first batched input of at
+    least MIN_SEQUENCE rows and columns. None where the kernel also reads a tensor with a value
+    per query and key position that is not the scores themselves: a position bias fused in
+    (T5's [512, 512, heads], Swin's table and its 49 x 49 index), which, as for eager
+    attention, is not called replaceable (a full-size mask too: the conservative side)."""
+    big = [x for x in d if len(x) >= 3 and min(x[-2:]) >= MIN_SEQUENCE]
+    if not big:
+        return None
+    score = tuple(big[0])
+    size, per_position = math.prod(score), score[-2] * score[-1]
+    if any(x and size != math.prod(x) >= per_position for x in d):
+        return None
+    return score
 
 
 def with_backward_nodes(ops, rows: np.ndarray, inside: np.ndarray) -> np.ndarray:

@@ -39,19 +39,27 @@ one projection and one SDPA call over every head; the host then saves the record
 op of those heads and their projections, forward and backward, views and backward nodes that
 launch no kernel included, but one head's worth (the lecture's GPT: 51.8% promised, 78.5%
 measured, holdout 56).
+
+The same attention inside a compiled graph (_attention.INDUCTOR_KERNEL: a generated kernel that
+holds a softmax over batched scores between a Q K^T and an attn @ V) is said as the compiled
+graph's, its fix to compile only the modules around attention or to call SDPA where the model
+writes attention out; its fused kernel is priced in the step's half precision where most matrix
+FLOPs run in it (the decomposition may upcast the scores' matmuls: HF ViViT compiled, FP32
+matmuls and softmax kernels 100 ms a step, 64.1% promised, 61.6% measured by not compiling).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak
+from ..op_flops import op_costs
 from ..trace import TraceFrame
 from ..trace.frame import nearest_ancestor, outermost
 from ..trace.synth import TraceBuilder
@@ -93,7 +101,13 @@ def detect(frame: TraceFrame, cfg: Config):
     if att is None:
         return []
     peak = device_peak(frame)
-    fused = [_fused(s, att.trains, peak) for s in att.scores]
+    scores = att.scores
+    half = _half_matmul_dtype(frame) if att.compiled else None
+    if half is not None:
+        # the graph's FP32 matmuls on the scores are the decomposition's upcast in a step whose
+        # other products run in half precision (autocast): SDPA there runs in that dtype
+        scores = tuple(replace(s, dtype=half) if s.dtype == "fp32" else s for s in scores)
+    fused = [_fused(s, att.trains, peak) for s in scores]
     if any(f is None for f in fused):
         return []  # no peak to price the fused kernel against
     g = frame.gpu_ops
@@ -146,6 +160,10 @@ def detect(frame: TraceFrame, cfg: Config):
         if att.sdpa_fallback
         else "Attention runs as separate matmul, softmax and matmul kernels"
     )
+    if att.compiled:
+        how = "The compiled graph runs attention as separate matmul and softmax kernels" + (
+            f" (its matmuls on the scores in {first.dtype.upper()})" if first.dtype else ""
+        )
     if heads is not None:
         evidence["heads_apart"] = {
             "heads": heads.heads,
@@ -197,6 +215,17 @@ def detect(frame: TraceFrame, cfg: Config):
             "the call goes); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
             "fused kernel never writes the score matrices to memory, so it also stops keeping "
             f"{shapes[0]} probabilities per layer for backward."
+        )
+    if att.compiled:
+        fix = (
+            "torch.compile either decomposed the model's scaled_dot_product_attention into "
+            "these kernels (its math path: the score matrices written to memory, here with "
+            "their matmuls upcast) or compiled attention the model writes out. Compile only "
+            "the modules around attention (module.compile() on each MLP and norm) and leave "
+            "attention eager, where SDPA picks its fused kernel; where the model writes "
+            "attention out, call F.scaled_dot_product_attention there. Compare a trace of the "
+            "model without torch.compile: its attention kernels should be flash, "
+            "memory-efficient or cuDNN ones."
         )
     if heads is not None:
         fix = (
@@ -272,6 +301,17 @@ def _heads_apart(frame: TraceFrame, att) -> HeadsApart | None:
         recorded * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP) / n_steps, facts.host_time_us(frame)
     )
     return HeadsApart(heads, width, per_step, host_us)
+
+
+def _half_matmul_dtype(frame: TraceFrame) -> str | None:
+    """bf16 or fp16 where most of the step's matrix FLOPs run in it, else None."""
+    oc = op_costs(frame)
+    by_dtype = oc.loc[oc["category"].isin(("gemm", "attention", "conv"))].groupby("dtype")
+    flops = by_dtype["flops"].sum()
+    if not len(flops) or flops.sum() <= 0:
+        return None
+    top = str(flops.idxmax())
+    return top if top in ("bf16", "fp16") and flops.max() > 0.5 * flops.sum() else None
 
 
 def _fused(scores: Scores, trains: bool, peak) -> dict | None:
