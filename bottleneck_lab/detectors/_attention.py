@@ -140,11 +140,17 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     names = ops["name"].astype(object).to_numpy()
     parent = ops["parent"].to_numpy()
     in_step = ops["step"].to_numpy() >= 0
+
+    def named(part: str) -> np.ndarray:
+        return ops["name"].str.contains(part, regex=False, na=False).to_numpy()
+
     inductor = ops["name"].str.startswith(INDUCTOR_KERNEL, na=False).to_numpy()
-    in_name = ops["name"].str.contains
-    inductor_softmax = inductor & in_name("softmax", regex=False, na=False).to_numpy()
-    inductor_softmax_bwd = inductor_softmax & in_name("softmax_backward", regex=False, na=False)
-    inductor_softmax &= ~inductor_softmax_bwd.to_numpy() | in_name("safe_softmax_", na=False)
+    # a kernel of the softmax's backward holds "softmax_backward"; one that also recomputes the
+    # forward (a last layer's) holds "safe_softmax_" as well
+    inductor_softmax_bwd = inductor & named("softmax_backward")
+    inductor_softmax = (
+        inductor & named("softmax") & (~inductor_softmax_bwd | named("safe_softmax_"))
+    )
     softmax = np.isin(names, list(SOFTMAX_OPS)) | inductor_softmax
     if not (softmax & in_step).any():
         return None
@@ -213,7 +219,7 @@ def _find(frame: TraceFrame) -> EagerAttention | None:
     if any(sc.sdpa_fallback for sc in scores):
         region |= with_backward_nodes(ops, rows, in_step & (fallback >= 0))
     trains = bool(np.isin(names[in_step], list(SOFTMAX_BACKWARD_OPS)).any())
-    trains |= bool((inductor_softmax_bwd.to_numpy() & in_step).any())
+    trains |= bool((inductor_softmax_bwd & in_step).any())
     kernels = nearest_ancestor(parent, frame.gpu_ops["op"].to_numpy(), region) >= 0
     return EagerAttention(tuple(scores), trains, kernels, np.flatnonzero(region), compiled)
 
