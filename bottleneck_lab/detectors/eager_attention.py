@@ -219,8 +219,9 @@ def detect(frame: TraceFrame, cfg: Config):
     if att.compiled:
         fix = (
             "torch.compile either decomposed the model's scaled_dot_product_attention into "
-            "these kernels (its math path: the score matrices written to memory, here with "
-            "their matmuls upcast) or compiled attention the model writes out. Compile only "
+            "these kernels (its math path: the score matrices written to memory"
+            + (", here with their matmuls in FP32" if first.dtype == "fp32" else "")
+            + ") or compiled attention the model writes out. Compile only "
             "the modules around attention (module.compile() on each MLP and norm) and leave "
             "attention eager, where SDPA picks its fused kernel; where the model writes "
             "attention out, call F.scaled_dot_product_attention there. Compare a trace of the "
