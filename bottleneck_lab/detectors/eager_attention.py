@@ -194,6 +194,7 @@ def detect(frame: TraceFrame, cfg: Config):
         )
     )
     evidence["sdpa_math_fallback"] = att.sdpa_fallback
+    evidence["compiled_graph"] = att.compiled  # its softmax in torch.compile's kernels
     if att.sdpa_fallback:
         fix = (  # no attention to rewrite: a setting to undo
             "SDPA was called with inputs its fused kernels take (no mask, "

@@ -356,6 +356,7 @@ def test_vit_pinned_to_sdpas_math_backend_is_told_to_let_sdpa_choose():
     d = diagnose(zoo("vit_sdpa_math_backend/bad"))
     top = d.findings[0]
     assert top.code == ea.CODE and top.evidence["sdpa_math_fallback"] is True
+    assert top.evidence["compiled_graph"] is False
     assert top.evidence["score_shape"] == [64, 12, 197, 197] and top.evidence["dtype"] == "bf16"
     assert "SDPBackend.MATH" in top.fix
     assert eager_attention(zoo("vit_sdpa_math_backend/fixed")[0]) is None
@@ -418,6 +419,7 @@ def test_compiled_vivit_is_told_its_attention_was_decomposed():
     assert top.evidence["score_shapes"][0]["dtype"] == "bf16"
     assert abs(top.share_pct - 61.6) <= 15
     assert top.title.startswith("The compiled graph runs attention")
+    assert top.evidence["compiled_graph"] is True and top.evidence["sdpa_math_fallback"] is False
     assert "module.compile()" in top.fix and "F.scaled_dot_product_attention" in top.fix
 
 
