@@ -58,8 +58,7 @@ import numpy as np
 
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
-from ..efficiency import device_peak
-from ..op_flops import op_costs
+from ..efficiency import compute_ops, device_peak, dominant_dtype
 from ..trace import TraceFrame
 from ..trace.frame import nearest_ancestor, outermost
 from ..trace.synth import TraceBuilder
@@ -154,16 +153,17 @@ def detect(frame: TraceFrame, cfg: Config):
     _, gpu_share = cost(frame, gpu_saved * n_steps)
     evidence["gpu_bound_share_pct"] = gpu_share
     evidence["heads_apart"] = None
-    how = (
-        "scaled_dot_product_attention runs its math fallback (separate matmul, softmax and "
-        "matmul kernels)"
-        if att.sdpa_fallback
-        else "Attention runs as separate matmul, softmax and matmul kernels"
-    )
     if att.compiled:
         how = "The compiled graph runs attention as separate matmul and softmax kernels" + (
             f" (its matmuls on the scores in {first.dtype.upper()})" if first.dtype else ""
         )
+    elif att.sdpa_fallback:
+        how = (
+            "scaled_dot_product_attention runs its math fallback (separate matmul, softmax and "
+            "matmul kernels)"
+        )
+    else:
+        how = "Attention runs as separate matmul, softmax and matmul kernels"
     if heads is not None:
         evidence["heads_apart"] = {
             "heads": heads.heads,
@@ -195,7 +195,19 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     evidence["sdpa_math_fallback"] = att.sdpa_fallback
     evidence["compiled_graph"] = att.compiled  # its softmax in torch.compile's kernels
-    if att.sdpa_fallback:
+    if att.compiled:
+        fix = (
+            "torch.compile either decomposed the model's scaled_dot_product_attention into "
+            "these kernels (its math path: the score matrices written to memory"
+            + (", here with their matmuls in FP32" if first.dtype == "fp32" else "")
+            + ") or compiled attention the model writes out. Compile only "
+            "the modules around attention (module.compile() on each MLP and norm) and leave "
+            "attention eager, where SDPA picks its fused kernel; where the model writes "
+            "attention out, call F.scaled_dot_product_attention there. Compare a trace of the "
+            "model without torch.compile: its attention kernels should be flash, "
+            "memory-efficient or cuDNN ones."
+        )
+    elif att.sdpa_fallback:
         fix = (  # no attention to rewrite: a setting to undo
             "SDPA was called with inputs its fused kernels take (no mask, "
             f"{first.dtype.upper() if first.dtype else 'BF16/FP16'}, head dimension "
@@ -216,18 +228,6 @@ def detect(frame: TraceFrame, cfg: Config):
             "the call goes); timm: leave fused attention on (TIMM_FUSED_ATTN unset). The "
             "fused kernel never writes the score matrices to memory, so it also stops keeping "
             f"{shapes[0]} probabilities per layer for backward."
-        )
-    if att.compiled:
-        fix = (
-            "torch.compile either decomposed the model's scaled_dot_product_attention into "
-            "these kernels (its math path: the score matrices written to memory"
-            + (", here with their matmuls in FP32" if first.dtype == "fp32" else "")
-            + ") or compiled attention the model writes out. Compile only "
-            "the modules around attention (module.compile() on each MLP and norm) and leave "
-            "attention eager, where SDPA picks its fused kernel; where the model writes "
-            "attention out, call F.scaled_dot_product_attention there. Compare a trace of the "
-            "model without torch.compile: its attention kernels should be flash, "
-            "memory-efficient or cuDNN ones."
         )
     if heads is not None:
         fix = (
@@ -306,14 +306,13 @@ def _heads_apart(frame: TraceFrame, att) -> HeadsApart | None:
 
 
 def _half_matmul_dtype(frame: TraceFrame) -> str | None:
-    """bf16 or fp16 where most of the step's matrix FLOPs run in it, else None."""
-    oc = op_costs(frame)
-    by_dtype = oc.loc[oc["category"].isin(("gemm", "attention", "conv"))].groupby("dtype")
-    flops = by_dtype["flops"].sum()
-    if not len(flops) or flops.sum() <= 0:
+    """bf16 or fp16 where most of the step's matrix FLOPs (efficiency's compute ops) run in it,
+    else None."""
+    top = dominant_dtype(frame)
+    if top not in ("bf16", "fp16"):
         return None
-    top = str(flops.idxmax())
-    return top if top in ("bf16", "fp16") and flops.max() > 0.5 * flops.sum() else None
+    flops = compute_ops(frame).groupby("dtype")["flops"].sum()
+    return top if flops[top] > 0.5 * flops.sum() else None
 
 
 def _fused(scores: Scores, trains: bool, peak) -> dict | None:
