@@ -7005,6 +7005,59 @@ def davit_healthy(variant: str) -> Built:
     return _timm(_torch(), "davit_small", 128, fixed=True, fused_adamw=True)
 
 
+def roformer_fp32_precision(variant: str, batch: int = 16, tokens: int = 512, **sizes) -> Built:
+    """HF RoFormer (config: base sizes, 12 layers x 768, rotary position embeddings applied
+    in each attention layer, its 50,000-token vocabulary) masked-LM training on `batch` x
+    `tokens` tokens, fused AdamW: default flags (bad: FP32) vs BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import RoFormerConfig, RoFormerForMaskedLM
+
+    cfg = RoFormerConfig(**{"max_position_embeddings": max(tokens, 1536), **sizes})
+    model = RoFormerForMaskedLM(cfg)
+    ids = torch.randint(0, cfg.vocab_size, (batch, tokens), device="cuda")
+    config = {"model": "roformer base sizes (config)", "tokens": f"{batch} x {tokens}"}
+    loss_of = lambda m: m(input_ids=ids, labels=ids).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config, bf16=variant == "fixed")
+
+
+def cspdarknet_loader_workers2(variant: str, workers: int | None = None) -> Built:
+    """timm CSPDarkNet-53 trained on real JPEGs (decode, random resized crop and flip per
+    sample), batch 128, BF16 autocast + channels_last, SGD with momentum, pinned memory: two
+    DataLoader workers (bad) vs 12 (fixed)."""
+    import timm
+
+    torch = _torch()
+    if workers is None:
+        workers = 12 if variant == "fixed" else 2
+    return _worker_fed_train(
+        torch,
+        _JpegDataset(_make_jpegs()),
+        timm.create_model("cspdarknet53", pretrained=False),
+        workers,
+        {"model": "timm cspdarknet53"},
+        {"decode": "PIL JPEG, crop, flip (uint8)"},
+    )
+
+
+def phi3_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF Phi-3 (config: Phi-3-mini's widths, 3072 hidden, 32 heads with as many key/value
+    heads, fused qkv and gate-up projections, SwiGLU of 8192, its 32,064-token vocabulary,
+    halved to 16 layers) causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    cfg = Phi3Config(**{"num_hidden_layers": 16, **sizes})
+    return _causal_lm_train(torch, Phi3ForCausalLM(cfg), batch, tokens, "phi-3 16 x 3072 (config)")
+
+
+def ghostnetv2_healthy(variant: str) -> Built:
+    """timm GhostNetV2-1.0 (ghost modules: a cheap depthwise half beside each pointwise conv,
+    with DFC attention) trained on 224 x 224 images, batch 256, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "ghostnetv2_100", 256, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7271,6 +7324,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         lfm2_healthy,
         repvit_healthy,
         davit_healthy,
+        roformer_fp32_precision,
+        cspdarknet_loader_workers2,
+        phi3_healthy,
+        ghostnetv2_healthy,
     )
 }
 
