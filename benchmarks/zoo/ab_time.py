@@ -53,7 +53,7 @@ def main() -> int:
     b_name = args.b or args.a
     b = scenarios.BUILDERS[b_name.split(":")[0]](b_name.split(":")[1])
     for built in (a, b):
-        for _ in range(3):
+        for _ in range(built.warmup_steps):
             built.step()
     ms_a, ms_b = [], []
     for _ in range(args.blocks):

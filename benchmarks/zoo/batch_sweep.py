@@ -25,7 +25,7 @@ def measure(name: str, batch: int) -> dict:
     from bottleneck_lab.capture import TimingSettings, time_steps
 
     built = getattr(scenarios, name)(batch)
-    for _ in range(3):
+    for _ in range(built.warmup_steps):
         built.step()
     ms = time_steps(built.step, "cuda", built.timed_steps, TimingSettings(min_seconds=1.0))
     step_ms = ms["step_time_ms"]["median"]

@@ -37,7 +37,7 @@ def measure(name: str, variant: str, how: str) -> dict:
     built = scenarios.BUILDERS[name](variant)
     timing = TimingSettings(min_seconds=1.0)
     steps = built.timed_steps
-    for _ in range(3):
+    for _ in range(built.warmup_steps):
         built.step()
     eager = time_steps(built.step, "cuda", steps, timing)["step_time_ms"]["median"]
     if how in ("model", "blocks"):
@@ -45,14 +45,17 @@ def measure(name: str, variant: str, how: str) -> dict:
         torch.cuda.empty_cache()
         scenarios.COMPILE_MODEL = how == "model"
         scenarios.COMPILE_BLOCKS = how == "blocks"
-        compiled_step = scenarios.BUILDERS[name](variant).step
+        compiled_built = scenarios.BUILDERS[name](variant)
+        compiled_step = compiled_built.step
     else:
-        compiled_step = torch.compile(built.step)
+        compiled_built, compiled_step = built, torch.compile(built.step)
     t0 = time.perf_counter()
     for _ in range(3):
         compiled_step()
     torch.cuda.synchronize()
     compile_s = time.perf_counter() - t0
+    for _ in range(compiled_built.warmup_steps - 3):
+        compiled_step()
     compiled = time_steps(compiled_step, "cuda", steps, timing)["step_time_ms"]["median"]
     # graph breaks leave eager Python (and its host cost) between compiled graphs
     from torch._dynamo.utils import counters

@@ -50,7 +50,7 @@ def time_one(name: str, variant: str, pad: bool) -> dict:
     if pad:
         pad_every_vocabulary()
     built = scenarios.BUILDERS[name](variant)
-    for _ in range(3):
+    for _ in range(built.warmup_steps):
         built.step()
     ms = time_steps(built.step, "cuda", built.timed_steps, TimingSettings(min_seconds=2.0))
     return {"run": f"{name}/{variant}", "padded": pad, "ms": round(ms["step_time_ms"]["median"], 3)}

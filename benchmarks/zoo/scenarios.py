@@ -42,6 +42,9 @@ class Built:
     quick: bool = False  # few warm-up/timed/profiled steps (each step compiles anew)
     profiled_steps: int | None = None  # fewer active profiler steps where one makes a big trace
     cleanup: Callable[[], None] | None = None
+    # steps run before any timing: a DataLoader's workers decode batches ahead while the model is
+    # built, and steps timed on that head start measure it, not the loader's pace
+    warmup_steps: int = 3
 
 
 def _torch():
@@ -3104,7 +3107,9 @@ def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> 
 
     step = _train_step(torch, opt, loss_of)
     config = {**name, "num_workers": workers, "pin_memory": True, **how}
-    return Built(step, 128, {**config, "autocast": "bf16", "channels_last": True}, timed_steps=4)
+    config = {**config, "autocast": "bf16", "channels_last": True}
+    # warm-up drains the prefetched batches (workers x prefetch 4) twice over before timing
+    return Built(step, 128, config, timed_steps=4, warmup_steps=3 + 2 * workers * 4)
 
 
 def roberta_tf32_precision(variant: str) -> Built:
@@ -7364,7 +7369,7 @@ def run_one(
     timing = (
         TimingSettings(warmup_steps=1, min_blocks=2, min_seconds=0.0)
         if built.quick
-        else TimingSettings(min_seconds=1.0)
+        else TimingSettings(warmup_steps=built.warmup_steps, min_seconds=1.0)
     )
     capture(
         built.step,

@@ -26,7 +26,7 @@ def time_one(name: str, variant: str) -> None:
     from bottleneck_lab.capture import TimingSettings, time_steps
 
     built = scenarios.BUILDERS[name](variant)
-    for _ in range(3):
+    for _ in range(built.warmup_steps):
         built.step()
     ms = time_steps(built.step, "cuda", built.timed_steps, TimingSettings(min_seconds=2.0))
     ms = ms["step_time_ms"]
