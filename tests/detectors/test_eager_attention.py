@@ -428,3 +428,18 @@ def test_compiled_attention_with_a_position_bias_in_the_zoo_is_not_called_replac
     f = zoo(run)[0]
     assert f.cpu_ops["name"].astype(str).str.contains("triton_.*_softmax", regex=True).any()
     assert eager_attention(f) is None
+
+
+@pytest.mark.parametrize(
+    "run",
+    ["vit_b16_healthy", "dinov2_healthy", "videomae_healthy", "siglip_healthy", "whisper_healthy"],
+)
+def test_compiled_graphs_that_kept_fused_attention_are_left_alone(run):
+    """Five zoo models captured under torch.compile(model) (forty-fourth session, an H200): each
+    compiled graph kept cuDNN's or flash's fused attention kernels, so there is nothing for the
+    fused kernel to replace, whatever else Inductor put in Triton kernels."""
+    f = shipped("compiled", f"{run}/healthy")[0]
+    kernels = f.gpu_ops["name"].astype(str)
+    assert kernels.str.contains("cudnn_generated_fort_native_sdpa|flash", regex=True).any()
+    assert kernels.str.startswith("triton_").any()  # it did compile
+    assert eager_attention(f) is None

@@ -108,6 +108,11 @@ def test_trace_flops_match_flopcountermode(trace):
 # Where the profiled host ran slower than the profiler's per-op cost explains, in ways the trace
 # cannot tell apart from the loop's own work.
 PROFILER_FREE_STEP_OFF = {
+    "zoo/cspdarknet_loader_workers2/bad.json.gz": "holdout 69: a step two DataLoader workers "
+    "set, whose sidecar timed batches decoded ahead while the model was built (blocks of 43.90, "
+    "75.33 and 186.81 ms a step; 189.49 ms over more steps in compile_savings.py's eager "
+    "timing): the 75.33 ms median is not the loader's pace, and the estimate without the "
+    "profiler is held to it",
     "zoo/mobilenetv2_loader_workers0/bad.json.gz": "holdout 64: a step the main process's "
     "JPEG decoding sets (GPU busy 6%), whose pace moved between runs: the capture's three timed "
     "blocks took 263-343 ms a step (median 341), the same step interleaved in another process "
