@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .device import main_device, sm_count  # also read as facts.main_device, facts.sm_count
-from .op_flops import matrix_owner, median_fill, told_fill_share, work_fill
+from .op_flops import matrix_owner, median_fill, one_sample_share, told_fill_share, work_fill
 from .trace import TraceFrame
 from .trace import intervals as iv
 from .trace.frame import name_mask, nearest_ancestor
@@ -1269,18 +1269,36 @@ def batch_is_small(frame: TraceFrame) -> bool | None:
 SMALL_BATCH_IDLE_SMS = 0.1
 
 
+# A batch of one is small whatever its products fill: most of the matrix FLOPs whose calls tell
+# their batch (op_flops.one_sample_share) in calls of one sample, where calls that tell it carry
+# at least this share of the matrix FLOPs. A training step tells it in its forward's calls only
+# (the backward's products are flattened to 2-D): 41% of Granite's at one sequence of 1,024
+# tokens (holdout 64), whose products fill the SMs while its host sets the step.
+ONE_SAMPLE_TOLD_MIN = 0.25
+
+
+def runs_one_sample_a_call(frame: TraceFrame) -> bool:
+    """Does most matrix work run one sample a call (one image, one sequence)? Then every per-step
+    cost (the host's work between ops, launches, the optimizer) is paid for that one sample."""
+    share = one_sample_share(frame)
+    return share is not None and share[0] >= ONE_SAMPLE_TOLD_MIN and share[1] > 0.5
+
+
 def _matrix_work_is_small(frame: TraceFrame) -> bool | None:
     """From recorded shapes when there is matrix work: most FLOPs in products whose output tiles
     leave a tenth of the SMs idle or more (op_flops.median_fill; convolutions as implicit GEMMs
-    of batch x output positions rows). Where GEMM kernels the shapes do not describe (a cuDNN
-    RNN's per-timestep products) take more time than those they do, and the products the shapes
-    do describe carry under half the matrix FLOPs, from most of those kernels' time being in
-    grids (output tiles) under the SM count. None when the matrix work tells neither."""
+    of batch x output positions rows), or in calls of one sample (runs_one_sample_a_call). Where
+    GEMM kernels the shapes do not describe (a cuDNN RNN's per-timestep products) take more time
+    than those they do, and the products the shapes do describe carry under half the matrix
+    FLOPs, from most of those kernels' time being in grids (output tiles) under the SM count.
+    None when the matrix work tells neither."""
     c = _cache(frame)
     if "matrix_work_is_small" not in c:
         fill = judging_fill(frame)
         under = unshaped_gemm_underfilled_share(frame)
         if fill is not None and fill < 1.0 - SMALL_BATCH_IDLE_SMS:
+            small = True
+        elif runs_one_sample_a_call(frame):
             small = True
         elif under is not None:
             small = under > 0.5

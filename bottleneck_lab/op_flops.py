@@ -293,6 +293,36 @@ def told_fill_share(frame: TraceFrame) -> float | None:
     return float(w["flops"][np.isfinite(w["fill"].to_numpy())].sum()) / total
 
 
+def _leading_dim(dims) -> int | None:
+    """The first dimension of an op's first input where it has 3 or more (a batch, as in
+    [batch, tokens, width], [batch, channels, h, w] or [batch, heads, tokens, d]); else None."""
+    first = dims[0] if isinstance(dims, list) and dims else None
+    if isinstance(first, list) and len(first) >= 3 and isinstance(first[0], int):
+        return first[0]
+    return None
+
+
+def one_sample_share(frame: TraceFrame) -> tuple[float, float] | None:
+    """How much matrix work runs one sample a call: (the share of matrix FLOPs whose call tells
+    its batch, the share of those whose batch is 1). A call tells its batch where it, or the op
+    that ran it (aten::linear over the 2-D aten::mm it flattens to), has a first input of 3 or
+    more dimensions; the backward's flattened products tell none. None without matrix FLOPs."""
+    ops = compute_ops(frame)
+    total = float(ops["flops"].sum())
+    if total <= 0:
+        return None
+    lead = np.array([_leading_dim(d) or 0 for d in frame.cpu_ops["input_dims"].to_numpy()])
+    parent = frame.cpu_ops["parent"].to_numpy()
+    teller = nearest_ancestor(parent, ops["row"].to_numpy(), lead > 0)
+    told = teller >= 0
+    flops = ops["flops"].to_numpy()
+    told_flops = float(flops[told].sum())
+    if told_flops <= 0:
+        return 0.0, 0.0
+    one = float(flops[told & (lead[np.maximum(teller, 0)] == 1)].sum())
+    return told_flops / total, one / told_flops
+
+
 def median_fill(frame: TraceFrame) -> float | None:
     """FLOP-weighted median of `fill` over matrix work: below 1, most of the math runs in
     products too small to occupy the GPU (a small batch, or micro-batch)."""

@@ -2,7 +2,8 @@
 
 Symptom: most of the step's math (FLOP-weighted) is in matrix products, convolutions (as implicit
 GEMMs: batch x output positions rows) and attention with fewer 128x128 output tiles than the GPU
-has SMs, so part of the GPU has nothing to do; often the GPU also idles between kernels because
+has SMs, so part of the GPU has nothing to do, or in calls of one sample (one image, one
+sequence), whose per-step costs all fall on it however well its products fill the GPU; often the GPU also idles between kernels because
 each one finishes before the host can launch the next. A classifier head or other small layer
 does not make a batch small: the judgement weighs every product by its FLOPs, and where the
 products whose tiles the shapes tell carry under half of them (a cuDNN recurrent layer's, run
@@ -22,7 +23,7 @@ import pandas as pd
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..efficiency import device_peak, kernel_flops
-from ..op_flops import median_fill, told_fill_share, work_fill
+from ..op_flops import median_fill, one_sample_share, told_fill_share, work_fill
 from ..trace import TraceFrame
 from ..trace.synth import TraceBuilder
 from ._common import cost, gap_evidence
@@ -146,6 +147,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # the share of matrix FLOPs whose fill the shapes tell (a cuDNN recurrent layer's do not: its
     # one op runs products over all tokens and per-time-step ones, told apart by their grids)
     told_share = told_fill_share(frame)
+    one = one_sample_share(frame)
     under = facts.underfilled_share(frame)
     unshaped = facts.unshaped_gemm_underfilled_share(frame)
     evidence = {
@@ -154,6 +156,10 @@ def detect(frame: TraceFrame, cfg: Config):
         if told_share is None
         else round(100 * told_share, 1),
         "median_matmul_rows": rows,
+        # of the matrix FLOPs whose calls tell their batch (the forward's), those of batch 1
+        "matrix_flops_in_one_sample_calls_pct": None
+        if not one or not one[0]
+        else round(100 * one[1], 1),
         "sm_count": sms or None,
         "kernel_time_in_grids_under_sm_count_pct": None if under is None else round(100 * under, 1),
         "unshaped_gemm_time_in_grids_under_sm_count_pct": None
@@ -182,8 +188,12 @@ def detect(frame: TraceFrame, cfg: Config):
     if capped:
         severity = "low"  # without shapes, small grids may be narrow layers rather than the batch
     judged = facts.judging_fill(frame)
+    one_sample_only = False  # the products fill the GPU; one sample a call makes the batch small
     if judged is not None and judged < 1.0 - facts.SMALL_BATCH_IDLE_SMS:
         what = f"most matrix work fills {judged:.0%} of the {sms} SMs"
+    elif facts.runs_one_sample_a_call(frame):
+        what = "most matrix work runs one sample a call, so every per-step cost falls on it"
+        one_sample_only = True
     elif unshaped is not None:  # judged from GEMM kernels no recorded shape describes
         what = (
             f"{unshaped:.0%} of the time of GEMM kernels no recorded shape describes is in grids "
@@ -200,9 +210,12 @@ def detect(frame: TraceFrame, cfg: Config):
             " (low: the trace records no input shapes, so the small grids may be narrow layers "
             "rather than a small batch; record_shapes=True tells them apart)"
         )
+    fills = (
+        "" if one_sample_only else f"each kernel has enough work for all {sms or 'the'} SMs and "
+    )
     fix = (
-        "Raise the batch size (as far as memory allows) so each kernel has enough work for all "
-        f"{sms or 'the'} SMs and per-step host costs are spread over more samples; keep the "
+        f"Raise the batch size (as far as memory allows) so {fills}per-step host costs "
+        "(launches, Python between ops, the optimizer) are spread over more samples; keep the "
         "effective batch with gradient accumulation if you need it. Judge by samples/s, not steps/s."
     )
     return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]

@@ -16,7 +16,7 @@ from bottleneck_lab.detectors import REGISTRY
 from bottleneck_lab.detectors._examples import SYNC_NAME, launch, steps
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
-from bottleneck_lab.op_flops import median_fill
+from bottleneck_lab.op_flops import median_fill, one_sample_share
 from bottleneck_lab.trace import load_trace
 from bottleneck_lab.trace.synth import TraceBuilder, load
 
@@ -486,6 +486,53 @@ def test_small_batch_needs_a_tenth_of_the_sms_idle_in_most_of_the_math():
     assert facts.batch_is_small(nearly_full) is False
     assert finding(diagnose([nearly_full]), "small-batch") is None
     assert facts.batch_is_small(load(trace(8 * 128))) is True
+
+
+def _forward_of(batch: int) -> TraceBuilder:
+    """Each step, a host-bound forward: four aten::linear calls on [batch, 4096 / batch, 1024]
+    tokens, each over the 2-D aten::mm it flattens to (4096 rows: the grid is full whatever the
+    batch), 200 µs kernels in a 3 ms step whose host sets the pace."""
+    b = TraceBuilder()
+    for t0 in sc.steps(b, cpu_us=3000):
+        for i in range(4):
+            t = t0 + 20 + i * 700
+            dims = [[batch, 4096 // batch, 1024], [1024, 1024]]
+            b.cpu_op("aten::linear", t, 30, args={"Input Dims": dims, "Input type": [sc.BF16] * 2})
+            sc.launch(
+                b, t + 5, t + 40, 200, name="aten::mm", kernel=sc.BF16_GEMM,
+                op_args=sc.mm_args(4096, sc.BF16),
+            )  # fmt: skip
+    return b
+
+
+def test_one_sample_a_call_is_a_small_batch_however_full_its_products():
+    """One sequence of 4,096 tokens a call fills the GPU's SMs, but every per-step cost (the
+    host's work between ops, launches) falls on that one sample: a bigger batch spreads it.
+    HF Granite trained on one sequence a step (holdout 64) measured 83.5% less time a sequence
+    at eight. The same tokens as eight sequences of 512 are not called small."""
+    one = load(_forward_of(1))
+    assert one_sample_share(one) == (1.0, 1.0)
+    assert median_fill(one) >= 1.0 and facts.batch_is_small(one) is True
+    f = finding(diagnose([one]), "small-batch")
+    assert f is not None and f.severity in ("medium", "high")
+    assert "one sample a call" in f.title and "SMs" not in f.title
+    assert f.evidence["matrix_flops_in_one_sample_calls_pct"] == 100.0
+    eight = load(_forward_of(8))
+    assert one_sample_share(eight) == (1.0, 0.0)
+    assert facts.batch_is_small(eight) is False
+    assert finding(diagnose([eight]), "small-batch") is None
+
+
+def test_flattened_products_do_not_tell_a_batch():
+    """A 2-D aten::mm with no caller of more dimensions (the backward's products) tells no
+    batch: no share of one-sample calls is read from it."""
+    b = TraceBuilder()
+    for t0 in sc.steps(b, cpu_us=300):
+        sc.launch(
+            b, t0, t0 + 10, 200, name="aten::mm", kernel=sc.BF16_GEMM,
+            op_args=sc.mm_args(4096, sc.BF16),
+        )  # fmt: skip
+    assert one_sample_share(load(b)) == (0.0, 0.0)
 
 
 def test_small_batch_reads_rocm_grids_from_the_launch():

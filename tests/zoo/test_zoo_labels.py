@@ -58,16 +58,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "than its highest measured share allows: profiled steps of 88.3 ms, the step without the "
     "profiler estimated at 49.9 ms against 31.88 measured, so the idle left at that share (6.76 "
     "ms) is more than the whole step's idle outside the profiler (4.5 ms)",
-    ("granite_microbatch1", "bad"): "holdout 64: fusion high 36.2% first, host_bound high 28.6% "
-    "and launch_overhead medium 15.5% after it, on HF Granite trained on one sequence of 1,024 "
-    "tokens a step, where the rule wants small_batch or launch_overhead first (8 sequences "
-    "measured 83.5% less time a sequence). The step is host-bound (GPU busy 26%), but the "
-    "matrix work's FLOP-weighted median fills 0.97 of the SMs (43% of the matrix FLOPs in "
-    "products of 64 output tiles for 132 SMs, 11% of 128, 39% of 256, 7% the LM head's 3,080), "
-    "over the 0.9 under which a batch is called small, so small_batch is not raised; the per-op waits are 60 µs at the median under the "
-    "profiler, over the 40 µs a launch under which launch_overhead owns them, so host_bound "
-    "takes most (its fix lists a bigger batch among five remedies). torch.compile(model) "
-    "measured 51.7%, so fusion itself is allowed",
     ("pvt_v2_fp32_precision", "bad"): "holdout 61: precision medium 21.5% (41% at the "
     "profiler's median share) on HF PVTv2 in FP32, where BF16 autocast measured 7.0% by the "
     "capture's sidecars (70.88 -> 65.96 ms), under the 10% the rule sets, so the run is labelled "
@@ -293,16 +283,6 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     "compiling the model does not reach), so no measurement allows it",
 }
 SAVING_OFF = {
-    "granite_microbatch1": "holdout 64: small_batch, the pair's fix kind, is not raised (see "
-    "WRONG_TOP), so the prediction is 0% against 83.5% less time a sequence (83.7% interleaved)",
-    "segformer_infer_b1": "holdout 63: at one image a call launch_overhead promises 66.5% "
-    "(GPU busy 42%) and its fix names the bigger batch, but small_batch, the pair's fix kind, is "
-    "not raised (the matrix work's FLOP-weighted median fills 5.8 tiles per SM: the MLP decoder "
-    "at 128 x 128 positions), so the prediction is 0% against 85.4% less time an image (87.1% "
-    "interleaved). Forced on, small_batch would promise 58.3%. Of the GPU's 4.98 ms an image, "
-    "1.64 ms is the NCHW bilinear upsample (upsample_bilinear2d_out_frame) on 16 blocks for "
-    "132 SMs; the batch-16 trace runs upsample_bilinear2d_nhwc_out_frame instead (1.8 ms a call "
-    "for all 16 images), a change of kernel no batch-1 trace shows",
     "ernie_grad_norm_log": "holdout 61: sync_stall promises 8.4% where the sidecars measured "
     "23.5% (15.0 points); interleaved in one process the fix measured 8.1% and 8.9% (see "
     "WRONG_TOP)",
