@@ -47,6 +47,12 @@ class Built:
     warmup_steps: int = 3
 
 
+def _drain_steps(workers: int, prefetch: int = 2) -> int:
+    """Warm-up steps (Built.warmup_steps) for a run fed by `workers` DataLoader workers that
+    decode `prefetch` batches each ahead: the usual 3, and that head start drained twice over."""
+    return 3 + 2 * workers * prefetch
+
+
 def _torch():
     import torch
 
@@ -495,6 +501,7 @@ def jpeg_loader(variant: str) -> Built:
             "decode": "PIL JPEG, crop, flip on the CPU (uint8); normalise on the GPU",
         },
         timed_steps=4,
+        warmup_steps=_drain_steps(12 if fixed else 0, 4),
     )
 
 
@@ -1570,7 +1577,8 @@ def audio_mel_loader(variant: str) -> Built:
         "log_mel": "GPU, per batch" if fixed else "CPU, per clip in the Dataset",
         "autocast": "bf16",
     }
-    return Built(step, 256, {**config, "optimizer": "AdamW(fused)"}, timed_steps=4)
+    config = {**config, "optimizer": "AdamW(fused)"}
+    return Built(step, 256, config, timed_steps=4, warmup_steps=_drain_steps(4))
 
 
 def convnext_linear_probe_healthy(variant: str) -> Built:
@@ -2530,7 +2538,7 @@ def bert_tokenize_loader(variant: str) -> Built:
         "autocast": "bf16",
         "optimizer": "AdamW(fused)",
     }
-    return Built(step, 32, config, timed_steps=4)
+    return Built(step, 32, config, timed_steps=4, warmup_steps=_drain_steps(workers))
 
 
 def segformer_healthy(variant: str) -> Built:
@@ -3108,8 +3116,7 @@ def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> 
     step = _train_step(torch, opt, loss_of)
     config = {**name, "num_workers": workers, "pin_memory": True, **how}
     config = {**config, "autocast": "bf16", "channels_last": True}
-    # warm-up drains the prefetched batches (workers x prefetch 4) twice over before timing
-    return Built(step, 128, config, timed_steps=4, warmup_steps=3 + 2 * workers * 4)
+    return Built(step, 128, config, timed_steps=4, warmup_steps=_drain_steps(workers, 4))
 
 
 def roberta_tf32_precision(variant: str) -> Built:
