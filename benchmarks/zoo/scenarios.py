@@ -7070,6 +7070,72 @@ def ghostnetv2_healthy(variant: str) -> Built:
     return _timm(_torch(), "ghostnetv2_100", 256, fixed=True, fused_adamw=True)
 
 
+def dinov2reg_pageable_input(variant: str, batch: int = 256, **sizes) -> Built:
+    """HF DINOv2 with registers (config: ViT-S/14 sizes, 12 layers x 384, 6 heads, 4 register
+    tokens) image classification training on `batch` 224 x 224 images of 1000 classes, BF16
+    autocast, fused AdamW, fed a FP32 batch from host memory each step: pageable and a blocking
+    .cuda() (bad, as a DataLoader without pin_memory hands it over) vs pinned and
+    .cuda(non_blocking=True) (fixed)."""
+    torch = _torch()
+    from transformers import Dinov2WithRegistersConfig, Dinov2WithRegistersForImageClassification
+
+    sizes = {"hidden_size": 384, "num_attention_heads": 6, "num_labels": 1000, **sizes}
+    model = Dinov2WithRegistersForImageClassification(Dinov2WithRegistersConfig(**sizes))
+    fixed = variant == "fixed"
+    host_x = torch.randn(batch, 3, 224, 224)
+    if fixed:
+        host_x = host_x.pin_memory()
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+    config = {
+        "model": "dinov2 with registers, vit-s/14 sizes (config)",
+        "images": f"{batch} x 224 x 224",
+        "input": "pinned, non_blocking" if fixed else "pageable, blocking",
+    }
+    loss_of = lambda m: m(pixel_values=host_x.cuda(non_blocking=fixed), labels=y).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config)
+
+
+def ernie45_clip_nonfinite(variant: str, batch: int = 8, tokens: int = 1024, **sizes) -> Built:
+    """HF ERNIE 4.5 (config: its 0.3B sizes, 18 layers x 1024, 16 query heads over 2 key/value
+    heads, a tied 103,424-token vocabulary) causal-LM training on `batch` x `tokens` tokens, BF16
+    autocast, fused AdamW, gradients clipped to norm 1.0: clip_grad_norm_(error_if_nonfinite=True)
+    (bad: it reads the norm on the host between the backward and the optimizer) vs the default
+    (fixed)."""
+    torch = _torch()
+    from transformers import Ernie4_5Config, Ernie4_5ForCausalLM
+
+    model = Ernie4_5ForCausalLM(Ernie4_5Config(**sizes)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
+    check = variant == "bad"
+    run = _as_run(torch, model)
+    step = _clipped_step(torch, model, opt, lambda: run(input_ids=ids, labels=ids).loss,
+                         error_if_nonfinite=check)  # fmt: skip
+    config = {"model": "ernie 4.5 0.3b sizes (config)", "tokens": f"{batch} x {tokens}"}
+    config |= {"autocast": "bf16", "optimizer": "AdamW(fused)", "error_if_nonfinite": check}
+    return Built(step, batch, config)
+
+
+def smollm3_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
+    """HF SmolLM3 (config: its 3B widths, 2048 hidden, 16 query heads over 4 key/value heads,
+    rotary embeddings left out of every fourth layer, SwiGLU of 11008, a 128,256-token
+    vocabulary; halved to 18 layers) causal-LM training on `batch` x `tokens` tokens, BF16
+    autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import SmolLM3Config, SmolLM3ForCausalLM
+
+    cfg = SmolLM3Config(**{"num_hidden_layers": 18, **sizes})
+    name = "smollm3 18 x 2048 (config)"
+    return _causal_lm_train(torch, SmolLM3ForCausalLM(cfg), batch, tokens, name)
+
+
+def mambaout_healthy(variant: str) -> Built:
+    """timm MambaOut-Small (gated CNN blocks: a depthwise 7 x 7 convolution gating an MLP, the
+    Mamba block without its state-space model) trained on 224 x 224 images, batch 128, BF16
+    autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "mambaout_small", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7340,6 +7406,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         cspdarknet_loader_workers2,
         phi3_healthy,
         ghostnetv2_healthy,
+        dinov2reg_pageable_input,
+        ernie45_clip_nonfinite,
+        smollm3_healthy,
+        mambaout_healthy,
     )
 }
 
