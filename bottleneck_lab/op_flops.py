@@ -307,6 +307,13 @@ def one_sample_share(frame: TraceFrame) -> tuple[float, float] | None:
     its batch, the share of those whose batch is 1). A call tells its batch where it, or the op
     that ran it (aten::linear over the 2-D aten::mm it flattens to), has a first input of 3 or
     more dimensions; the backward's flattened products tell none. None without matrix FLOPs."""
+    c = _cache(frame)
+    if "one_sample_share" not in c:
+        c["one_sample_share"] = _one_sample_share(frame)
+    return c["one_sample_share"]
+
+
+def _one_sample_share(frame: TraceFrame) -> tuple[float, float] | None:
     ops = compute_ops(frame)
     total = float(ops["flops"].sum())
     if total <= 0:
