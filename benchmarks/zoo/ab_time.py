@@ -62,7 +62,7 @@ def main() -> int:
         for built, ms in ((a, ms_a), (b, ms_b)):
             # a worker-fed side's workers decode ahead while the other side runs: drain that
             # again before each block (warmup_steps beyond the usual 3), or it times the head start
-            for _ in range(built.warmup_steps - 3):
+            for _ in range(built.warmup_steps - scenarios.WARMUP_STEPS):
                 built.step()
             ms.append(block_ms(built.step, built.timed_steps))
     med_a, med_b = statistics.median(ms_a), statistics.median(ms_b)

@@ -50,11 +50,11 @@ def measure(name: str, variant: str, how: str) -> dict:
     else:
         compiled_built, compiled_step = built, torch.compile(built.step)
     t0 = time.perf_counter()
-    for _ in range(3):
+    for _ in range(scenarios.WARMUP_STEPS):
         compiled_step()
     torch.cuda.synchronize()
     compile_s = time.perf_counter() - t0
-    for _ in range(compiled_built.warmup_steps - 3):
+    for _ in range(compiled_built.warmup_steps - scenarios.WARMUP_STEPS):
         compiled_step()
     compiled = time_steps(compiled_step, "cuda", steps, timing)["step_time_ms"]["median"]
     # graph breaks leave eager Python (and its host cost) between compiled graphs

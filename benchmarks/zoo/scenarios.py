@@ -30,6 +30,9 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 import labels  # noqa: E402
 
+# Steps every timing runs before it starts (the first compile and cuDNN's choices among them)
+WARMUP_STEPS = 3
+
 
 @dataclass
 class Built:
@@ -44,13 +47,13 @@ class Built:
     cleanup: Callable[[], None] | None = None
     # steps run before any timing: a DataLoader's workers decode batches ahead while the model is
     # built, and steps timed on that head start measure it, not the loader's pace
-    warmup_steps: int = 3
+    warmup_steps: int = WARMUP_STEPS
 
 
 def _drain_steps(workers: int, prefetch: int = 2) -> int:
     """Warm-up steps (Built.warmup_steps) for a run fed by `workers` DataLoader workers that
-    decode `prefetch` batches each ahead: the usual 3, and that head start drained twice over."""
-    return 3 + 2 * workers * prefetch
+    decode `prefetch` batches each ahead: WARMUP_STEPS, and that head start drained twice over."""
+    return WARMUP_STEPS + 2 * workers * prefetch
 
 
 def _torch():
@@ -7437,7 +7440,7 @@ def run_one(
     COMPILE_MODEL = compile_model
     built = BUILDERS[name](variant)
     if compile_model:
-        for _ in range(3):
+        for _ in range(WARMUP_STEPS):
             built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
     settings = replace(settings, record_shapes=shapes, with_stack=stack)

@@ -4,10 +4,11 @@ Symptom: most of the step's math (FLOP-weighted) is in matrix products, convolut
 GEMMs: batch x output positions rows) and attention with fewer 128x128 output tiles than the GPU
 has SMs, so part of the GPU has nothing to do, or in calls of one sample (one image, one
 sequence), whose per-step costs all fall on it however well its products fill the GPU; often the
-GPU also idles between kernels because each one finishes before the host can launch the next. A classifier head or other small layer
-does not make a batch small: the judgement weighs every product by its FLOPs, and where the
-products whose tiles the shapes tell carry under half of them (a cuDNN recurrent layer's, run
-inside one op, are not told), by the grids of the GEMM kernels no shape describes.
+GPU also idles between kernels because each one finishes before the host can launch the next. A
+classifier head or other small layer does not make a batch small: the judgement weighs every
+product by its FLOPs, and where the products whose tiles the shapes tell carry under half of them
+(a cuDNN recurrent layer's, run inside one op, are not told), by the grids of the GEMM kernels no
+shape describes.
 Likely cause: a batch (or micro-batch) too small for the GPU.
 Fix: raise the batch size until memory allows, and use gradient accumulation to keep the
 effective batch (and learning rate schedule) where you want it. Compare samples/s, not steps/s.
