@@ -108,11 +108,6 @@ def test_trace_flops_match_flopcountermode(trace):
 # Where the profiled host ran slower than the profiler's per-op cost explains, in ways the trace
 # cannot tell apart from the loop's own work.
 PROFILER_FREE_STEP_OFF = {
-    "zoo/cspdarknet_loader_workers2/bad.json.gz": "holdout 69: a step two DataLoader workers "
-    "set, whose sidecar timed batches decoded ahead while the model was built (blocks of 43.90, "
-    "75.33 and 186.81 ms a step; 189.49 ms over more steps in compile_savings.py's eager "
-    "timing): the 75.33 ms median is not the loader's pace, and the estimate without the "
-    "profiler is held to it",
     "zoo/mobilenetv2_loader_workers0/bad.json.gz": "holdout 64: a step the main process's "
     "JPEG decoding sets (GPU busy 6%), whose pace moved between runs: the capture's three timed "
     "blocks took 263-343 ms a step (median 341), the same step interleaved in another process "
@@ -148,11 +143,12 @@ PROFILER_FREE_STEP_OFF = {
     "step under the profiler: profiled steps of about 196 ms, the step without the profiler "
     "estimated at 113 ms at the median share, 72.17 ms measured (89% of it GPU busy): the "
     "profiler took more of this host than the median share says (36% off, the check allows 35)",
-    "zoo/shufflenet_loader_workers/bad.json.gz": "holdout 28: two DataLoader workers hand over "
-    "batches in bursts (waits of 0, 143 and 0 ms in the three profiled steps); the median step, "
-    "which the summary's figure divides by, shows none of them: 33.8 ms without the profiler "
-    "against 89.03 ms measured. data_loading's share counts them (the average step, 81.5 ms); "
-    "the summary's step stays the median",
+    "zoo/shufflenet_loader_workers/bad.json.gz": "holdout 28, captured again in the "
+    "forty-fifth session: two DataLoader workers hand over batches in bursts (waits of 0, 265 "
+    "and 0 ms in profiled steps of 51.5, 326.8 and 58.0 ms); the median step, which the "
+    "summary's figure divides by, shows none of them: 58.05 ms without the profiler against "
+    "175.08 ms measured. data_loading's share counts them (the workers' pace, 145.4 ms); the "
+    "summary's step stays the median",
     "zoo/lstmcell_python_loop/fixed.json.gz": "holdout 34: a cuDNN LSTM language model's 4.34 "
     "ms step (GPU busy 48%) whose host the profiler slowed less than the median share says: "
     "profiled steps of 4.89 ms, the step without the profiler estimated at 2.89 ms (3.75 at the "
@@ -170,11 +166,12 @@ PROFILER_FREE_STEP_OFF = {
     "loss (one host read a step); profiled steps of 92.5, 71.7 and 76.1 ms, the step without the "
     "profiler estimated at 43.15 ms (about its 39 ms of kernels), 59.36 ms measured: the host "
     "ran slower without the profiler than the median share allows (its miss in the zoo labels)",
-    "zoo/efficientnet_loader_workers/bad.json.gz": "holdout 55: two augmenting DataLoader "
-    "workers hand over batches in bursts (waits of 0.1, 245.7 and 0.1 ms in the three profiled "
-    "steps of 58.6, 328.1 and 79.4 ms); the median step, which the summary's figure divides by, "
-    "shows none of them: 58.6 ms without the profiler against 93.81 measured, as for "
-    "shufflenet_loader_workers",
+    "zoo/efficientnet_loader_workers/bad.json.gz": "holdout 55, captured again in the "
+    "forty-fifth session: two augmenting DataLoader workers hand over batches in bursts (waits "
+    "of 229, 0 and 212 ms in profiled steps of 294.4, 93.0 and 289.2 ms); the median step, "
+    "which the summary's figure divides by, is one of the waiting two: 289.15 ms without the "
+    "profiler against 175.75 measured (the other way from shufflenet_loader_workers, whose "
+    "median step waited for nothing)",
     "zoo/hgnetv2_healthy/healthy.json.gz": "holdout 67: HF HGNetV2 at batch 128 (1,313 "
     "kernels a step), a host the profiler slowed more than its highest measured share allows: "
     "profiled steps of 88.3 ms, the step without the profiler estimated at 49.9 ms, 31.88 ms "
@@ -232,26 +229,41 @@ def test_multi_query_sdpa_counts_where_flopcountermode_raised():
     assert 0 < summary.mfu_pct < 100
 
 
-# Grouped-query runs whose sidecar has no count (FlopCounterMode raised on their SDPA): each
-# one's matrix weights a token passes through, from its config, and its attention as
-# (layers, batch, query heads, tokens, head size).
+# Grouped-query runs (traces/zoo/NAME/VARIANT) whose sidecar has no count (FlopCounterMode
+# raised on their SDPA): each one's matrix weights a token passes through, from its config, and
+# its attention as (layers, batch, query heads, tokens, head size).
+ERNIE45_03B = (
+    18 * (2 * 1024 * 2048 + 2 * 1024 * 256 + 3 * 1024 * 3072) + 1024 * 103424,
+    (18, 8, 16, 1024, 128),
+)
 GQA_CONFIG_ARITHMETIC = {
     # HF Arcee (holdout 67): 24 layers x 2048, 16 query heads over 4 key/value heads of 128, an
     # MLP of 8192 (up and down, no gate), a 32,000-token vocabulary, 8 x 2,048 tokens
-    "arcee_healthy": (
+    "arcee_healthy/healthy": (
         24 * (2 * 2048 * 2048 + 2 * 2048 * 512 + 2 * 2048 * 8192) + 2048 * 32000,
         (24, 8, 16, 2048, 128),
     ),
     # HF LFM2 (holdout 68): 16 layers x 2048; 10 short-convolution layers (in 2048 -> 6144, out
     # 2048 -> 2048), 6 attention layers (32 query heads over 8 key/value heads of 64); a gated
     # MLP of 8192 in all 16; a 65,536-token vocabulary; 8 x 2,048 tokens
-    "lfm2_healthy": (
+    "lfm2_healthy/healthy": (
         10 * (2048 * 6144 + 2048 * 2048)
         + 6 * (2 * 2048 * 2048 + 2 * 2048 * 512)
         + 16 * 3 * 2048 * 8192
         + 2048 * 65536,
         (6, 8, 32, 2048, 64),
     ),
+    # HF SmolLM3 (holdout 70): 18 layers x 2048, 16 query heads over 4 key/value heads of 128, a
+    # gated MLP of 11008, a 128,256-token vocabulary, 8 x 2,048 tokens
+    "smollm3_healthy/healthy": (
+        18 * (2 * 2048 * 2048 + 2 * 2048 * 512 + 3 * 2048 * 11008) + 2048 * 128256,
+        (18, 8, 16, 2048, 128),
+    ),
+    # HF ERNIE 4.5 0.3B (holdout 70): 18 layers x 1024, 16 query heads of 128 (a 2048-wide
+    # projection) over 2 key/value heads, a gated MLP of 3072, a 103,424-token vocabulary,
+    # 8 x 1,024 tokens; both runs of the pair (their clip differs, not their products)
+    "ernie45_clip_nonfinite/bad": ERNIE45_03B,
+    "ernie45_clip_nonfinite/fixed": ERNIE45_03B,
 }
 
 
@@ -261,7 +273,7 @@ def test_grouped_query_sdpa_counts_the_configs_arithmetic(name):
     head counts), the analyzer's count is held to the config: every product three times
     (forward, input and weight gradients) at 2·tokens·in·out, and SDPA at 4·B·Hq·S²·D forward
     and 2.5x that backward (its formula, causal or not)."""
-    trace = Path(__file__).resolve().parents[2] / f"traces/zoo/{name}/healthy.json.gz"
+    trace = Path(__file__).resolve().parents[2] / f"traces/zoo/{name}.json.gz"
     if not trace.exists():
         pytest.skip("trace not shipped")
     assert sidecar(trace)["flops_per_step"] is None
