@@ -823,14 +823,19 @@ def step_time_without_profiler_us(frame: TraceFrame, profiler_share: float | Non
     the median step less the mean: one step the profiler held up (timm ConvNeXt-S, checkpointed:
     372 ms against 203 and 190, a 186 ms host stall in one op) took the others' estimate to 94 ms
     where 130 was measured without the profiler."""
-    s = frame.steps
+    added = profiler_idle_by_step_us(frame, profiler_share)
+    return float(np.median(frame.steps["dur"].to_numpy() - added))
+
+
+def profiler_idle_by_step_us(frame: TraceFrame, profiler_share: float | None = None) -> np.ndarray:
+    """µs of idle in each step (in the order of frame.steps) that only the profiler's host cost
+    made, at PROFILER_SHARE_OF_HOST_OP unless `profiler_share` is given."""
     gaps = idle_gaps(frame)
     profiler = gaps["profiler_us"]
     if profiler_share is not None and len(gaps):
         profiler = pd.Series(_profiler_us_at_share(frame, profiler_share), index=gaps.index)
     added = (profiler + gaps["slowed_us"]).groupby(gaps["step"]).sum()
-    added = added.reindex(s["step"].to_numpy(), fill_value=0.0)
-    return float(np.median(s["dur"].to_numpy() - added.to_numpy()))
+    return added.reindex(frame.steps["step"].to_numpy(), fill_value=0.0).to_numpy(dtype=float)
 
 
 # A launch call longer than this was held up by a full launch queue (the host waiting on the GPU).

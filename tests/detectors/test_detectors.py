@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import scenarios as sc
 from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
@@ -199,15 +200,19 @@ def test_data_loading_on_a_cpu_only_trace_is_the_step_waiting():
     assert finding(diagnose_trace(sc.cpu_only(False)), "data-loading") is None
 
 
-def _loader_waits(waits_us: list[float]) -> TraceBuilder:
-    """Steps of a multi-worker loader: each waits waits_us[i] in __next__ (5 µs when the batch
-    was ready), then launches a 400 µs kernel; the step ends with the kernel."""
+def _loader_waits(waits_us: list[float], workers: bool = True) -> TraceBuilder:
+    """Steps of a multi-worker loader (a single-process one where workers=False): each waits
+    waits_us[i] in __next__ (5 µs when the batch was ready), then launches a 400 µs kernel; the
+    step ends with the kernel."""
     b = TraceBuilder()
     t0 = 0.0
     for i, wait in enumerate(waits_us):
         fetch = max(wait, 5.0)
         b.step(i + 2, t0, fetch + 20)
-        b.annotation(MULTI_WORKER_NEXT, t0, fetch)
+        if workers:
+            b.annotation(MULTI_WORKER_NEXT, t0, fetch)
+        else:
+            b.dataloader(t0, fetch)
         launch(b, t0 + fetch + 1, t0 + fetch + 8, 400, kernel="gemm_a")
         t0 += fetch + 420
     return b
@@ -228,6 +233,36 @@ def test_data_loading_counts_every_step_when_waits_come_and_go(waits):
     f = finding(diagnose_trace(_loader_waits(waits)), "data-loading")
     assert f.evidence["steps_served_from_buffer"] == 0
     assert f.time_lost_us_per_step == pytest.approx(508.0 / 3, abs=1.0)
+
+
+def test_data_loading_reads_the_workers_pace_where_the_loop_waits_on_them_a_tenth_of_its_step():
+    # waits of 25 µs in steps of about 430 (under a tenth) could be a hand-over or an odd slow
+    # batch; waits of 200 in steps of about 620 show the workers setting the pace
+    short = finding(diagnose_trace(_loader_waits([25, 25, 25])), "data-loading")
+    assert "workers_pace_us" not in short.evidence
+    assert "deliver a batch" not in short.title
+    frame = load(_loader_waits([200, 200, 200]))
+    paced = finding(diagnose([frame]), "data-loading")
+    assert paced.evidence["workers_pace_us"] == pytest.approx(frame.steps["dur"].mean(), abs=0.1)
+    # no profiler cost in these steps: the pace less the step's own work is the wait
+    assert paced.time_lost_us_per_step == pytest.approx(208.0, abs=1.0)
+    assert "its workers deliver a batch every 0.61 ms" in paced.title
+    # a loader in the training process sets no pace beside the loop: its time is the step's
+    serial = finding(diagnose_trace(_loader_waits([200, 200, 200], workers=False)), "data-loading")
+    assert "workers_pace_us" not in serial.evidence
+
+
+def test_data_loading_takes_bursty_waits_as_a_share_of_the_average_step():
+    # one long wait in three steps: the median step shows none of it, so the share is of the
+    # median step plus the waits it does not show
+    f = finding(diagnose_trace(_loader_waits([5, 900, 5], workers=False)), "data-loading")
+    e = f.evidence
+    assert np.median(e["wait_us_by_step"]) == 0 < max(e["wait_us_by_step"])
+    assert e["step_with_waits_us"] > f.time_lost_us_per_step
+    assert f.share_pct == pytest.approx(
+        100 * f.time_lost_us_per_step / e["step_with_waits_us"], abs=0.1
+    )
+    assert "the waits come in bursts" in f.title
 
 
 def test_data_loading_promises_the_whole_wait_of_a_host_bound_loop():

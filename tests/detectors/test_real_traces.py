@@ -220,26 +220,38 @@ def test_host_bound_says_when_its_wait_is_per_op_cost_and_not_a_block_of_work():
     assert "short waits" not in g.title and g.fix.startswith("Find the host ops")
 
 
-def test_a_loaders_bursty_waits_are_a_share_of_the_average_step():
-    """ShuffleNet-V2 fed by two DataLoader workers (holdout 28): in the three profiled steps the
-    loop waited 0, 143 and 0 ms in __next__, 47.7 ms a step on average, while the median step
-    without the profiler reads 33.8 ms. Against the median step the wait read as 100% of it;
-    against the step with the waits it does not show (81.5 ms) it is 58.5%. Twelve workers
-    measured 71.5% faster."""
-    path = REPO / "traces" / "zoo" / "shufflenet_loader_workers" / "bad.json.gz"
+@pytest.mark.parametrize(
+    "run, measured",
+    [("efficientnet_loader_workers", 73.5), ("cspdarknet_loader_workers2", 57.6)],
+)
+def test_workers_that_set_the_pace_promise_it_less_the_steps_own_work(run, measured):
+    """timm EfficientNet-B0 on two augmenting DataLoader workers (holdout 55) and CSPDarkNet-53
+    on two decoding ones (holdout 69), both captured again in the forty-fifth session: the loop
+    waited 229, 0 and 212 ms (EfficientNet) in __next__ in profiled steps of 294, 93 and 289 ms.
+    The profiler slows the loop, not the workers, so the profiled step is their pace and the
+    step without them waiting is its own work without the profiler. 14 and 12 workers measured
+    73.5% and 57.6% faster (sidecars); the waits' share of the step without the profiler had
+    promised 50.9% and 47.9%."""
+    path = REPO / "traces" / "zoo" / run / "bad.json.gz"
     if not path.is_file():
         pytest.skip(f"{path.relative_to(REPO)} not captured yet")
-    d = diagnose(load_trace(path), path=str(path))
+    (frame,) = load_trace(path)
+    d = diagnose([frame], path=str(path))
     f = d.findings[0]
+    e = f.evidence
     assert f.kind == "data_loading"
-    waits = f.evidence["wait_us_by_step"]
-    assert max(waits) > 2 * np.mean(waits) > 0 == np.median(waits)
-    assert f.evidence["step_with_waits_us"] > f.time_lost_us_per_step
-    assert f.share_pct == pytest.approx(
-        100 * f.time_lost_us_per_step / f.evidence["step_with_waits_us"], abs=0.1
+    first = e["steps_served_from_buffer"]
+    assert e["workers_pace_us"] == pytest.approx(frame.steps["dur"][first:].mean(), abs=0.1)
+    assert f.time_lost_us_per_step == pytest.approx(
+        e["workers_pace_us"] - e["own_work_without_profiler_us"], abs=0.2
     )
-    assert 40 < f.share_pct < 90
-    assert "the waits come in bursts" in f.title
+    assert f.share_pct == pytest.approx(
+        100 * f.time_lost_us_per_step / e["workers_pace_us"], abs=0.1
+    )
+    # more than the waits the trace shows: without the profiler the loop waits the longer
+    assert f.time_lost_us_per_step > np.mean(e["wait_us_by_step"][first:])
+    assert abs(f.share_pct - measured) <= 15
+    assert "its workers deliver a batch every" in f.title
 
 
 def test_precision_on_a_step_that_takes_turns_promises_what_the_replay_allows():
