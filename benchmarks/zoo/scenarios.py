@@ -7139,6 +7139,59 @@ def mambaout_healthy(variant: str) -> Built:
     return _timm(_torch(), "mambaout_small", 128, fixed=True, fused_adamw=True)
 
 
+def regnety008_loader_workers4(variant: str, workers: int | None = None) -> Built:
+    """timm RegNetY-800MF trained on real JPEGs (decode, random resized crop and flip per
+    sample), batch 128, BF16 autocast + channels_last, SGD with momentum, pinned memory: four
+    DataLoader workers (bad) vs 14 (fixed)."""
+    import timm
+
+    torch = _torch()
+    if workers is None:
+        workers = 14 if variant == "fixed" else 4
+    return _worker_fed_train(
+        torch,
+        _JpegDataset(_make_jpegs()),
+        timm.create_model("regnety_008", pretrained=False),
+        workers,
+        {"model": "timm regnety_008"},
+        {"decode": "PIL JPEG, crop, flip (uint8)"},
+    )
+
+
+def xlmr_fp32_precision(variant: str, batch: int = 16, tokens: int = 256, **sizes) -> Built:
+    """HF XLM-RoBERTa (config: base sizes, 12 layers x 768, its 250,002-token vocabulary)
+    masked-LM training on `batch` x `tokens` tokens, fused AdamW: default flags (bad: FP32) vs
+    BF16 autocast (fixed)."""
+    torch = _torch()
+    from transformers import XLMRobertaConfig, XLMRobertaForMaskedLM
+
+    base = {"vocab_size": 250002, "max_position_embeddings": 514, "type_vocab_size": 1}
+    model = XLMRobertaForMaskedLM(XLMRobertaConfig(**{**base, **sizes}))
+    ids = torch.randint(5, 250002, (batch, tokens), device="cuda")
+    config = {"model": "xlm-roberta base sizes (config)", "tokens": f"{batch} x {tokens}"}
+    loss_of = lambda m: m(input_ids=ids, labels=ids).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config, bf16=variant == "fixed")
+
+
+def glm4_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF GLM-4 (config: GLM-4-9B's widths, 4096 hidden, 32 query heads over 2 key/value heads,
+    rotary embeddings on half of each head, a gated MLP of 13,696, a 151,552-token vocabulary;
+    cut to 6 layers) causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import Glm4Config, Glm4ForCausalLM
+
+    cfg = Glm4Config(**{"num_hidden_layers": 6, **sizes})
+    return _causal_lm_train(torch, Glm4ForCausalLM(cfg), batch, tokens, "glm-4 6 x 4096 (config)")
+
+
+def inceptionnext_healthy(variant: str) -> Built:
+    """timm InceptionNeXt-S (ConvNeXt blocks whose depthwise 7 x 7 is split into a 3 x 3, a 1 x
+    11 and an 11 x 1 band and an identity branch) trained on 224 x 224 images, batch 128, BF16
+    autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "inception_next_small", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7413,6 +7466,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         ernie45_clip_nonfinite,
         smollm3_healthy,
         mambaout_healthy,
+        regnety008_loader_workers4,
+        xlmr_fp32_precision,
+        glm4_healthy,
+        inceptionnext_healthy,
     )
 }
 
