@@ -123,8 +123,8 @@ def detect(frame: TraceFrame, cfg: Config):
         # the profiler slowed the loop, not the workers: without it the loop waits the longer
         lost = (
             f"its workers deliver a batch every {pace[0] / 1000:.2f} ms and the step's own work "
-            f"takes about {pace[1] / 1000:.2f} ms without the profiler: "
-            f"{per_step / 1000:.2f} ms per step waiting in __next__"
+            f"takes about {pace[1] / 1000:.2f} ms without the profiler, so "
+            f"{per_step / 1000:.2f} ms a step goes to waiting for batches"
         )
     title = f"{waiter} on the DataLoader: {share:.1f}% of the step ({lost}{steady}{detail})"
     return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
