@@ -169,15 +169,17 @@ def _hidden_by_profiler(
     return [Finding(CODE, KIND, "info", title, None, None, evidence, fix)]
 
 
-# Where the loop waits on worker processes this share of its steady steps or more, they set its
-# pace: the share keeps a hand-over or an odd slow batch from reading as the workers' pace.
+# Where the loop waits on worker processes this share of its steady steps or more, in at least
+# half of them, they set its pace: a hand-over, or one long wait among steps that wait for
+# nothing (an epoch's first batch), says nothing of how fast the workers keep up.
 WORKERS_PACE_MIN_WAIT_SHARE = 0.10
 
 
 def _workers_pace(frame: TraceFrame, waits: np.ndarray, first: int) -> tuple[float, float] | None:
     """(µs a step the workers take to deliver a batch, µs a step of the loop's own work without
     the profiler) where the loop's waits show that worker processes set its pace: the steady steps
-    wait on them WORKERS_PACE_MIN_WAIT_SHARE of their time or more, on average. The profiler
+    wait on them WORKERS_PACE_MIN_WAIT_SHARE of their time or more, on average, and at least half
+    of them wait (a tenth of the longest wait or more). The profiler
     slows the loop, not the workers, so a profiled step that waits on them lasts as long as they
     take, and without the profiler the loop waits the longer: the fix saves the workers' pace
     less the loop's own work without the profiler, more than the waits the trace shows. timm
@@ -187,6 +189,8 @@ def _workers_pace(frame: TraceFrame, waits: np.ndarray, first: int) -> tuple[flo
     dur = frame.steps["dur"].to_numpy(dtype=float)[first:]
     steady = waits[first:]
     if not len(dur) or steady.mean() < WORKERS_PACE_MIN_WAIT_SHARE * dur.mean():
+        return None
+    if (steady >= 0.1 * steady.max()).mean() < 0.5:
         return None
     own = dur - facts.profiler_idle_by_step_us(frame)[first:] - steady
     return float(dur.mean()), float(max(own.mean(), 0.0))

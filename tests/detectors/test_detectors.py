@@ -229,9 +229,11 @@ def test_data_loading_leaves_out_steps_served_from_the_loaders_buffer():
 
 @pytest.mark.parametrize("waits", [[500, 5, 5], [5, 5, 500], [5, 500, 5]])
 def test_data_loading_counts_every_step_when_waits_come_and_go(waits):
-    # a wait at an epoch's start, or now and then: no steady pace shows, so the mean it is
+    # a wait at an epoch's start, or now and then: no steady pace shows, so the mean it is, and
+    # the workers' pace is not read from one wait
     f = finding(diagnose_trace(_loader_waits(waits)), "data-loading")
     assert f.evidence["steps_served_from_buffer"] == 0
+    assert "workers_pace_us" not in f.evidence
     assert f.time_lost_us_per_step == pytest.approx(508.0 / 3, abs=1.0)
 
 

@@ -147,7 +147,7 @@ PROFILER_FREE_STEP_OFF = {
     "forty-fifth session: two DataLoader workers hand over batches in bursts (waits of 0, 265 "
     "and 0 ms in profiled steps of 51.5, 326.8 and 58.0 ms); the median step, which the "
     "summary's figure divides by, shows none of them: 58.05 ms without the profiler against "
-    "175.08 ms measured. data_loading's share counts them (the workers' pace, 145.4 ms); the "
+    "175.08 ms measured. data_loading's share counts them (the average step with them, 146.4 ms); the "
     "summary's step stays the median",
     "zoo/lstmcell_python_loop/fixed.json.gz": "holdout 34: a cuDNN LSTM language model's 4.34 "
     "ms step (GPU busy 48%) whose host the profiler slowed less than the median share says: "

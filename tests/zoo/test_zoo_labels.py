@@ -334,10 +334,10 @@ SAVING_OFF = {
     "resnet50_gpu_augment_loop": WRONG_TOP[("resnet50_gpu_augment_loop", "bad")],
     "shufflenet_loader_workers": "holdout 28, captured again in the forty-fifth session: "
     "twelve DataLoader workers against two measured 79.1% (interleaved 84.3%); data_loading "
-    "promises 60.8%, the workers' pace over the three profiled steps (145.4 ms) less the "
-    "step's own work. The two workers hand over batches in pairs, a long wait every other step, "
-    "and the three steps held one (0, 265 and 0 ms), so their mean pace reads short of the "
-    "sidecar's 175.08 ms; the first capture's three held one of 143 ms (71.5% measured, 54.5% "
+    "promises 60.4%, the waits a share of the average step with them (146.4 ms). The two "
+    "workers hand over batches in pairs, a long wait every other step, and the three steps held "
+    "one (0, 265 and 0 ms), too few to read the workers' pace from, and short of the sidecar's "
+    "175.08 ms; the first capture's three held one of 143 ms (71.5% measured, 54.5% "
     "promised)",
     "t5_adafactor_foreach": "holdout 36: launch_overhead promises 25.4% for "
     "torch.optim.Adafactor(foreach=True) against transformers' per-parameter loop; the sidecars "
