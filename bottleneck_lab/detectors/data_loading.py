@@ -179,13 +179,13 @@ def _workers_pace(frame: TraceFrame, waits: np.ndarray, first: int) -> tuple[flo
     """(µs a step the workers take to deliver a batch, µs a step of the loop's own work without
     the profiler) where the loop's waits show that worker processes set its pace: the steady steps
     wait on them WORKERS_PACE_MIN_WAIT_SHARE of their time or more, on average, and at least half
-    of them wait (a tenth of the longest wait or more). The profiler
-    slows the loop, not the workers, so a profiled step that waits on them lasts as long as they
-    take, and without the profiler the loop waits the longer: the fix saves the workers' pace
-    less the loop's own work without the profiler, more than the waits the trace shows. timm
-    EfficientNet-B0 on two augmenting workers (holdout 55, captured again): waits of 229, 0 and
-    212 ms in profiled steps of 294, 93 and 289 ms; 14 workers measured 73.5% faster, where the
-    waits' share of the step without the profiler promised 50.9%."""
+    of them wait (a tenth of the longest wait or more). The profiler slows the loop, not the
+    workers, so a profiled step that waits on them lasts as long as they take, and without the
+    profiler the loop waits the longer: the fix saves the workers' pace less the loop's own work
+    without the profiler, more than the waits the trace shows. timm EfficientNet-B0 on two
+    augmenting workers (holdout 55, captured again): waits of 229, 0 and 212 ms in profiled steps
+    of 294, 93 and 289 ms; 14 workers measured 73.5% faster, where the waits' share of the step
+    without the profiler promised 50.9%."""
     dur = frame.steps["dur"].to_numpy(dtype=float)[first:]
     steady = waits[first:]
     if not len(dur) or steady.mean() < WORKERS_PACE_MIN_WAIT_SHARE * dur.mean():
