@@ -190,7 +190,7 @@ def _workers_pace(frame: TraceFrame, waits: np.ndarray, first: int) -> tuple[flo
     steady = waits[first:]
     if not len(dur) or steady.mean() < WORKERS_PACE_MIN_WAIT_SHARE * dur.mean():
         return None
-    if (steady >= 0.1 * steady.max()).mean() < 0.5:
+    if _waited(steady).mean() < 0.5:
         return None
     own = dur - facts.profiler_idle_by_step_us(frame)[first:] - steady
     return float(dur.mean()), float(max(own.mean(), 0.0))
@@ -220,6 +220,12 @@ def _wait_per_step(frame: TraceFrame, dl) -> np.ndarray:
     return np.where(idle > 0, np.maximum(np.minimum(waited, beside_gpu), idle), 0.0)
 
 
+def _waited(waits: np.ndarray) -> np.ndarray:
+    """Which steps waited on the loader: a tenth of the longest wait or more (less is a ready
+    batch's hand-over, not a wait)."""
+    return waits >= 0.1 * waits.max()
+
+
 def _first_steady_step(waits: np.ndarray) -> int:
     """Index of the first step that shows the loader's steady pace. A loader slower than the
     step waits in every step once its prefetch queue is empty; steps before that (next to no
@@ -229,7 +235,7 @@ def _first_steady_step(waits: np.ndarray) -> int:
     one at an epoch's start) counts every step."""
     if not len(waits) or waits.max() <= 0:
         return 0
-    waited = waits >= 0.1 * waits.max()
+    waited = _waited(waits)
     first = int(np.argmax(waited))
     return first if first > 0 and waited[first:].all() and len(waits) - first >= 2 else 0
 
