@@ -3122,6 +3122,16 @@ def _worker_fed_train(torch, ds, model, workers: int, name: dict, how: dict) -> 
     return Built(step, 128, config, timed_steps=4, warmup_steps=_drain_steps(workers, 4))
 
 
+def _jpeg_fed_train(torch, model, workers: int, name: str) -> Built:
+    """_worker_fed_train on the real JPEGs (_make_jpegs), each decoded, cropped and flipped per
+    sample by `workers` DataLoader workers (0: in the main process); `name` is the config's
+    model entry."""
+    how = {"decode": "PIL JPEG, crop, flip (uint8)"}
+    return _worker_fed_train(
+        torch, _JpegDataset(_make_jpegs()), model, workers, {"model": name}, how
+    )
+
+
 def roberta_tf32_precision(variant: str) -> Built:
     """HF RoBERTa (base sizes, config) masked-LM training on 16 x 256 tokens, fused AdamW: FP32
     with TF32 matmuls allowed (torch.set_float32_matmul_precision("high"), as many scripts set
@@ -6653,14 +6663,7 @@ def mobilenetv2_loader_workers0(variant: str, workers: int | None = None) -> Bui
     model = Logits(MobileNetV2ForImageClassification(MobileNetV2Config(num_labels=1000)))
     if workers is None:
         workers = 12 if variant == "fixed" else 0
-    return _worker_fed_train(
-        torch,
-        _JpegDataset(_make_jpegs()),
-        model,
-        workers,
-        {"model": "HF mobilenet_v2 1.0 224 (config)"},
-        {"decode": "PIL JPEG, crop, flip (uint8)"},
-    )
+    return _jpeg_fed_train(torch, model, workers, "HF mobilenet_v2 1.0 224 (config)")
 
 
 def poolformer_healthy(variant: str, batch: int = 128, **sizes) -> Built:
@@ -7044,14 +7047,8 @@ def cspdarknet_loader_workers2(variant: str, workers: int | None = None) -> Buil
     torch = _torch()
     if workers is None:
         workers = 12 if variant == "fixed" else 2
-    return _worker_fed_train(
-        torch,
-        _JpegDataset(_make_jpegs()),
-        timm.create_model("cspdarknet53", pretrained=False),
-        workers,
-        {"model": "timm cspdarknet53"},
-        {"decode": "PIL JPEG, crop, flip (uint8)"},
-    )
+    model = timm.create_model("cspdarknet53", pretrained=False)
+    return _jpeg_fed_train(torch, model, workers, "timm cspdarknet53")
 
 
 def phi3_healthy(variant: str, batch: int = 8, tokens: int = 2048, **sizes) -> Built:
@@ -7148,14 +7145,8 @@ def regnety008_loader_workers4(variant: str, workers: int | None = None) -> Buil
     torch = _torch()
     if workers is None:
         workers = 14 if variant == "fixed" else 4
-    return _worker_fed_train(
-        torch,
-        _JpegDataset(_make_jpegs()),
-        timm.create_model("regnety_008", pretrained=False),
-        workers,
-        {"model": "timm regnety_008"},
-        {"decode": "PIL JPEG, crop, flip (uint8)"},
-    )
+    model = timm.create_model("regnety_008", pretrained=False)
+    return _jpeg_fed_train(torch, model, workers, "timm regnety_008")
 
 
 def xlmr_fp32_precision(variant: str, batch: int = 16, tokens: int = 256, **sizes) -> Built:
