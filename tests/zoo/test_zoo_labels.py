@@ -219,14 +219,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "attention that was Nystromformer's landmark kernels and their pseudo-inverse (not attention "
     "SDPA computes: now left out); fusion medium 15.7% from its chains remains, and "
     "torch.compile(model) failed on it, so no measurement allows fusion",
-    ("dinov2reg_pageable_input", "fixed"): "holdout 70: fusion medium 15.6% where the rule's "
-    "compile measurement ran on the bad run only (30.8% there, the same model and step but for "
-    "the input's copy) and the lease ran out before the fixed run's, so nothing measured allows "
-    "it (see FALSE_ALARMS)",
-    ("ernie45_clip_nonfinite", "fixed"): "holdout 70: fusion high 28.1% where the rule's compile "
-    "measurement ran on the bad run only (33.4% there, the same model and step but for the "
-    "clip's check) and the lease ran out before the fixed run's, so nothing measured allows it "
-    "(see FALSE_ALARMS)",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("vivit_healthy", "healthy"): WRONG_TOP[("vivit_healthy", "healthy")],
@@ -289,8 +281,6 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     "NT-Xent loop (61.9 of the 67.2 ms a step it promises is the host's dispatch of the loop's "
     "chains); torch.compile(model) was not measured on this run (the loop is in the loss, which "
     "compiling the model does not reach), so no measurement allows it",
-    ("dinov2reg_pageable_input", "fixed"): WRONG_TOP[("dinov2reg_pageable_input", "fixed")],
-    ("ernie45_clip_nonfinite", "fixed"): WRONG_TOP[("ernie45_clip_nonfinite", "fixed")],
 }
 SAVING_OFF = {
     "ernie_grad_norm_log": "holdout 61: sync_stall promises 8.4% where the sidecars measured "
