@@ -315,7 +315,11 @@ def _torchvision_batch_pair(name: str, variant: str) -> Built:
     torch = _torch()
     import torchvision
 
-    model = getattr(torchvision.models, name)(weights=None)
+    return _batch_pair(torch, getattr(torchvision.models, name)(weights=None), name, variant)
+
+
+def _batch_pair(torch, model, name: str, variant: str) -> Built:
+    """`model` trained at batch 8 (bad) vs 256 (fixed), BF16 + channels_last, SGD."""
     batch = 256 if variant == "fixed" else 8
     built = _image_train(torch, model, name, batch, fixed=True, fused_adamw=False)
     return replace(built, timed_steps=20)
@@ -4664,10 +4668,16 @@ def efficientnet_adamw_loop(variant: str) -> Built:
     """timm EfficientNet-B0 training, batch 128, BF16 autocast + channels_last. Bad: AdamW with
     foreach=False (a Python loop over its 213 parameters, a handful of kernels each); fixed:
     AdamW(fused=True)."""
+    return _timm_adamw_loop("efficientnet_b0", variant)
+
+
+def _timm_adamw_loop(name: str, variant: str) -> Built:
+    """timm `name` trained at batch 128, BF16 autocast + channels_last, with AdamW(foreach=False)
+    (bad) vs AdamW(fused=True) (fixed)."""
     torch = _torch()
     import timm
 
-    model = timm.create_model("efficientnet_b0", pretrained=False).cuda()
+    model = timm.create_model(name, pretrained=False).cuda()
     model = model.to(memory_format=torch.channels_last)
     opt = (
         torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -4679,7 +4689,7 @@ def efficientnet_adamw_loop(variant: str) -> Built:
     run = _as_run(torch, model)
     step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
     optimizer = "AdamW(fused)" if variant == "fixed" else "AdamW(foreach=False)"
-    config = {"model": "timm efficientnet_b0", "autocast": "bf16", "channels_last": True}
+    config = {"model": f"timm {name}", "autocast": "bf16", "channels_last": True}
     return Built(step, 128, {**config, "optimizer": optimizer})
 
 
@@ -7183,6 +7193,43 @@ def inceptionnext_healthy(variant: str) -> Built:
     return _timm(_torch(), "inception_next_small", 128, fixed=True, fused_adamw=True)
 
 
+def vit_tiny_adamw_loop(variant: str) -> Built:
+    """timm ViT-Tiny/16 (12 blocks of 192, 152 parameter tensors) trained on 224 x 224 images,
+    batch 128, BF16 autocast: AdamW(foreach=False), a Python loop over the parameters (bad), vs
+    AdamW(fused=True) (fixed)."""
+    return _timm_adamw_loop("vit_tiny_patch16_224", variant)
+
+
+def mobilenetv4_small_batch(variant: str) -> Built:
+    """timm MobileNetV4-Conv-Medium training on 224 x 224 images, BF16 + channels_last, SGD:
+    batch 8 (bad) vs 256 (fixed); the saving is per sample."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("mobilenetv4_conv_medium", pretrained=False)
+    return _batch_pair(torch, model, "timm mobilenetv4_conv_medium", variant)
+
+
+def apertus_healthy(variant: str, batch: int = 4, tokens: int = 2048, **sizes) -> Built:
+    """HF Apertus (config: its 8B widths, 4096 hidden, 32 heads with as many key/value heads, a
+    non-gated MLP of 14,336 with the xIELU activation, QK-norm, a 131,072-token vocabulary; cut
+    to 6 layers) causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import ApertusConfig, ApertusForCausalLM
+
+    cfg = ApertusConfig(**{"num_hidden_layers": 6, **sizes})
+    return _causal_lm_train(
+        torch, ApertusForCausalLM(cfg), batch, tokens, "apertus 6 x 4096 (config)"
+    )
+
+
+def nextvit_healthy(variant: str) -> Built:
+    """timm Next-ViT-S (convolution blocks with multi-head convolutional attention, then
+    transformer blocks with spatially reduced attention) trained on 224 x 224 images, batch 128,
+    BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "nextvit_small", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7461,6 +7508,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         xlmr_fp32_precision,
         glm4_healthy,
         inceptionnext_healthy,
+        vit_tiny_adamw_loop,
+        mobilenetv4_small_batch,
+        apertus_healthy,
+        nextvit_healthy,
     )
 }
 
