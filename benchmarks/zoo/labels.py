@@ -4388,31 +4388,50 @@ HOLDOUT71: tuple[Scenario, ...] = (
 # and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only, after
 # capture: the healthy runs first, then the fixed runs, then the bad; a run not measured allows
 # no fusion) allows fusion. Any other finding >= medium is a false alarm. The labels below are
-# the rules before any measurement; they are to be set from the measurements before scoring.
+# the rules before any measurement; they are to be set from the measurements before scoring;
+# they were, below, from holdout 72's lease.
 HOLDOUT72: tuple[Scenario, ...] = (
     Scenario(
         "vit_tiny_adamw_loop",
         "timm ViT-Tiny/16 training, batch 128, BF16 autocast: AdamW(foreach=False) vs "
         "AdamW(fused=True)",
-        {"bad": Run(_k("launch_overhead", "host_bound")), "fixed": HEALTHY},
+        # measured: 27.78 -> 17.71 ms (36.2% by the sidecars of the traces kept; a first capture
+        # in the same lease, whose traces were lost, 34.05 -> 27.06 ms, 20.5%; interleaved
+        # 34.8%, paired blocks -4.7% to 46.3%): the fix counts. GPU busy 15.35 of 27.78 ms (55%)
+        # and 14.17 of 17.71 (80.0%, not under 80%): host kinds on the bad run only.
+        # torch.compile(model) 27.3% (bad) and 31.0% (fixed): fusion allowed on both
+        {
+            "bad": Run(_k("launch_overhead", "host_bound"), _k("fusion")),
+            "fixed": COMPILES_FASTER,
+        },
         fix_kind="launch_overhead",
     ),
     Scenario(
         "mobilenetv4_small_batch",
         "timm MobileNetV4-Conv-Medium training, BF16 + channels_last, SGD: batch 8 vs 256",
-        {"bad": Run(_k("small_batch", "launch_overhead")), "fixed": HEALTHY},
+        # measured: 24.89 ms for 8 samples -> 32.52 ms for 256 (95.9% saved per sample; a first
+        # capture in the same lease 28.91 -> 32.81 ms, 96.5%): the fix counts. GPU busy 4.36 of
+        # 24.89 ms (18%): host kinds allowed on the bad run; 33.33 of 32.52 (102%) on the fixed.
+        # torch.compile(model) -0.2% (bad) and -9.6% (fixed): no fusion
+        {"bad": Run(_k("small_batch", "launch_overhead"), _k("host_bound")), "fixed": HEALTHY},
         fix_kind="small_batch",
     ),
     Scenario(
         "apertus_healthy",
         "HF Apertus (config: 8B widths, 6 layers x 4096, xIELU MLP of 14,336, 131,072-token "
         "vocabulary) causal-LM training on 4 x 2,048 tokens, BF16 autocast, fused AdamW",
-        {"healthy": HEALTHY},
+        # captured (298.53 ms a step) but its trace did not come back from the lease (a ninth
+        # file where eight return), so it is not scored. torch.compile(model): 299.17 -> 176.64
+        # ms (41.0%): fusion allowed. Its GPU busy is to be read from the trace the next lease
+        # captures
+        {"healthy": COMPILES_FASTER},
     ),
     Scenario(
         "nextvit_healthy",
         "timm Next-ViT-S image classification training, batch 128, BF16 autocast + "
         "channels_last, fused AdamW",
+        # measured: 55.41 ms a step (GPU busy 47.16, 85%; a first capture 50.77 ms): no host
+        # kinds. torch.compile(model): 48.05 -> 44.23 ms (8.0%): no fusion
         {"healthy": HEALTHY},
     ),
 )
@@ -4931,4 +4950,11 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "regnety008_loader_workers4/fixed": (-16.8,),
     "xlmr_fp32_precision/bad": (3.6,),
     "regnety008_loader_workers4/bad": (-21.6,),
+    # holdout 72, H200, measured after capture, before scoring
+    "apertus_healthy/healthy": (41.0,),
+    "nextvit_healthy/healthy": (8.0,),
+    "vit_tiny_adamw_loop/fixed": (31.0,),
+    "mobilenetv4_small_batch/fixed": (-9.6,),
+    "vit_tiny_adamw_loop/bad": (27.3,),
+    "mobilenetv4_small_batch/bad": (-0.2,),
 }
