@@ -3,6 +3,8 @@
     python benchmarks/zoo/compile_savings.py vit_b16_healthy resnet50_precision:fixed ...
     python benchmarks/zoo/compile_savings.py --model-only vit_b16_healthy ...
     python benchmarks/zoo/compile_savings.py --blocks llama_long_context_healthy ...
+    python benchmarks/zoo/compile_savings.py --layers llama_long_context_healthy ...
+    python benchmarks/zoo/compile_savings.py --causal [--model-only] gpt2_compiled_train ...
 
 For each NAME[:VARIANT] (variant defaults to the scenario's first run), in its own process: build
 the run's step (benchmarks/zoo/scenarios.py), time it eagerly outside the profiler (3 warm-up
@@ -15,6 +17,12 @@ on the other runs: the step is built twice, as captured and with scenarios.COMPI
 (the builders then call torch.compile(model) inside the same step), each timed the same way.
 --blocks does the same with scenarios.COMPILE_BLOCKS: every submodule outside attention compiled,
 attention left eager (what fusion's fix says to do where compiled attention runs slower).
+--layers does the same with scenarios.COMPILE_LAYERS: each layer of the model's layer lists
+compiled (attention inside), the model's own forward eager.
+--causal times a compiled HF decoder as captured (with --model-only: the whole model compiled),
+then again with transformers' SDPA attention handed no mask, so it runs is_causal=True: traced
+by Dynamo, transformers materialises the causal mask, and fused attention reads it in full where
+is_causal would skip the masked half. Only for runs with no padding, where the mask is causal alone.
 """
 
 from __future__ import annotations
@@ -28,23 +36,42 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 
+def _sdpa_without_mask() -> None:
+    """Make transformers' "sdpa" attention drop the mask it is handed, so SDPA runs with
+    is_causal (the module's own flag: True in a decoder's self-attention)."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    from transformers.modeling_utils import AttentionInterface
+
+    def causal(module, query, key, value, attention_mask, **kwargs):
+        return sdpa_attention_forward(module, query, key, value, None, **kwargs)
+
+    AttentionInterface.register("sdpa", causal)
+
+
 def measure(name: str, variant: str, how: str) -> dict:
     import scenarios
     import torch
 
     from bottleneck_lab.capture import TimingSettings, time_steps
 
+    # --causal --model-only: the "before" side is the whole model compiled too
+    scenarios.COMPILE_MODEL = how == "model+causal"
     built = scenarios.BUILDERS[name](variant)
     timing = TimingSettings(min_seconds=1.0)
     steps = built.timed_steps
     for _ in range(built.warmup_steps):
         built.step()
     eager = time_steps(built.step, "cuda", steps, timing)["step_time_ms"]["median"]
-    if how in ("model", "blocks"):
+    if how in ("model", "blocks", "layers", "causal", "model+causal"):
         del built
         torch.cuda.empty_cache()
-        scenarios.COMPILE_MODEL = how == "model"
+        if how.endswith("causal"):
+            torch._dynamo.reset()
+            _sdpa_without_mask()
+        else:
+            scenarios.COMPILE_MODEL = how == "model"
         scenarios.COMPILE_BLOCKS = how == "blocks"
+        scenarios.COMPILE_LAYERS = how == "layers"
         compiled_built = scenarios.BUILDERS[name](variant)
         compiled_step = compiled_built.step
     else:
@@ -83,8 +110,11 @@ def main() -> int:
         print("RESULT " + json.dumps(row), flush=True)
         return 0
     args = sys.argv[1:]
-    how = "model" if "--model-only" in args else "blocks" if "--blocks" in args else "step"
-    args = [a for a in args if a not in ("--model-only", "--blocks")]
+    modes = {"--model-only": "model", "--blocks": "blocks", "--layers": "layers"}
+    how = next((modes[a] for a in args if a in modes), "step")
+    if "--causal" in args:
+        how = "model+causal" if how == "model" else "causal"
+    args = [a for a in args if a not in (*modes, "--causal")]
     rows = []
     for arg in args:
         name, _, variant = arg.partition(":")
@@ -92,6 +122,7 @@ def main() -> int:
         row = result_of(__file__, [name, variant, how], arg, timeout=400)
         if row is not None:
             rows.append(row)
+    # --causal: "eager" is the run compiled as captured, "compiled" the same with is_causal
     print(f"\n{'run':<36}{'eager ms':>10}{'compiled ms':>13}{'saving':>8}{'compile s':>11}")
     for r in rows:
         print(

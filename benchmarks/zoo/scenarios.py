@@ -150,13 +150,32 @@ COMPILE_MODEL = False
 COMPILE_BLOCKS = False
 
 
+# compile_savings.py --layers sets this: the builders then compile, in place, each layer of the
+# model's outermost layer lists (a decoder's layers, attention inside them), so the model's own
+# forward, and the attention mask it builds, stays eager.
+COMPILE_LAYERS = False
+
+
 def _as_run(torch, model):
     """The model as the step calls it: torch.compile(model) under COMPILE_MODEL, its blocks
-    around attention compiled under COMPILE_BLOCKS, else itself."""
+    around attention compiled under COMPILE_BLOCKS, its layers under COMPILE_LAYERS, else
+    itself."""
     if COMPILE_BLOCKS:
         _compile_around_attention(model)
         return model
+    if COMPILE_LAYERS:
+        _compile_layers(torch, model)
+        return model
     return torch.compile(model) if COMPILE_MODEL else model
+
+
+def _compile_layers(torch, model) -> None:
+    """Compile (in place) each entry of every nn.ModuleList not inside another one."""
+    lists = [(n, m) for n, m in model.named_modules() if isinstance(m, torch.nn.ModuleList)]
+    outer = [m for n, m in lists if not any(n.startswith(o + ".") for o, _ in lists if o != n)]
+    for layers in outer:
+        for layer in layers:
+            layer.compile()
 
 
 def _compile_for_generate(model) -> None:
