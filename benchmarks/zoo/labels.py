@@ -4435,6 +4435,34 @@ HOLDOUT72: tuple[Scenario, ...] = (
         {"healthy": HEALTHY},
     ),
 )
+# Holdout 73 (2026-11-29, forty-seventh session), builders and rules written and committed after
+# the dense-causal-mask finding was written from HF Llama (compiled, 2 x 8,192 and 8 x 1,024
+# tokens) and GPT-2, before any of these ran on a GPU; no rule was written from these models:
+# HF Qwen3 (8 layers x 1024, q/k norms) on 2 x 4,096 tokens compiled as a whole model vs its
+# decoder layers compiled in place, and HF GPT-NeoX at Pythia-160M's sizes on 8 x 1,024 tokens
+# under torch.compile(model), healthy. Rules: Qwen3's fix counts if the layers compiled measure
+# >= 10% less time a step (the capture's sidecars); then the bad run's diagnosis is fusion (the
+# kind dense-causal-mask reports) and the fixed run is healthy; under 10% both are healthy.
+# Pythia is healthy unless `compile_savings.py --causal pythia_compiled_healthy` (its SDPA handed
+# no mask, so is_causal) measures >= 10% less, which makes fusion its diagnosis. On every run a
+# GPU busy under 80% of the synchronised step allows host_bound and launch_overhead; the runs are
+# compiled already, so nothing else is allowed. Any other finding >= medium is a false alarm. The
+# labels below are the rules before any measurement, to be set from the measurements before
+# scoring.
+HOLDOUT73: tuple[Scenario, ...] = (
+    Scenario(
+        "qwen3_compiled_causal_mask",
+        "HF Qwen3 (config: 8 layers x 1024, q/k norms) causal-LM training on 2 x 4,096 tokens, "
+        "BF16 autocast, fused AdamW: torch.compile(model) vs each decoder layer compiled",
+        {"bad": Run(_k("fusion")), "fixed": HEALTHY},
+    ),
+    Scenario(
+        "pythia_compiled_healthy",
+        "HF GPT-NeoX (config: Pythia-160M sizes) causal-LM training on 8 x 1,024 tokens, BF16 "
+        "autocast, fused AdamW, torch.compile(model)",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4575,6 +4603,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT70
     + HOLDOUT71
     + HOLDOUT72
+    + HOLDOUT73
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

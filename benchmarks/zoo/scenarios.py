@@ -694,7 +694,9 @@ def near_capacity_memory(variant: str) -> Built:
     )
 
 
-def vit_b16_healthy(variant: str) -> Built:
+def vit_b16_healthy(variant: str, read_loss: bool = True) -> Built:
+    """torchvision ViT-B/16 training, batch 64, BF16 autocast, fused AdamW, the loss read with
+    .item() every step (read_loss False: not read, to time what the read costs)."""
     torch = _torch()
     import torchvision
 
@@ -711,7 +713,8 @@ def vit_b16_healthy(variant: str) -> Built:
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        log.append(loss.item())  # what nearly every training loop does
+        if read_loss:
+            log.append(loss.item())  # what nearly every training loop does
 
     return Built(
         step,
@@ -7249,6 +7252,65 @@ def nextvit_healthy(variant: str) -> Built:
     return _timm(_torch(), "nextvit_small", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 73: compiled decoders, after the dense-causal-mask finding (labels before capture) -
+
+
+def qwen3_compiled_causal_mask(variant: str, batch: int = 2, tokens: int = 4096) -> Built:
+    """HF Qwen3 (config: 8 layers x 1024, 16 heads of 64 with as many key/value heads, q/k
+    norms, SwiGLU 2816) causal-LM training on `batch` x `tokens` tokens, BF16 autocast, fused
+    AdamW: torch.compile(model) (bad: traced, transformers builds the causal mask as a tensor and
+    SDPA runs is_causal=False) vs each decoder layer compiled in place (fixed: the mask is
+    decided eagerly, none, and SDPA runs is_causal=True). FLOPs are not counted (compiled
+    steps)."""
+    torch = _torch()
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    sizes = {**DECODER_8X1024, "head_dim": 64, "max_position_embeddings": tokens}
+    model = Qwen3ForCausalLM(Qwen3Config(**sizes)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    if variant == "fixed":
+        _compile_layers(torch, model)
+        run, how = model, "each decoder layer"
+    else:
+        run, how = torch.compile(model), "the whole model"
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    config = {"model": "qwen3 8 x 1024 (config)", "tokens": f"{batch} x {tokens}"}
+    return _compiled_for_capture(
+        torch,
+        step,
+        batch,
+        {**config, "autocast": "bf16", "optimizer": "AdamW(fused)", "compiled": how},
+    )
+
+
+def pythia_compiled_healthy(variant: str) -> Built:
+    """HF GPT-NeoX (config: Pythia-160M's sizes, 12 layers x 768, 12 heads, rotary embeddings on
+    a quarter of each head, parallel attention and MLP) causal-LM training on 8 x 1,024 tokens,
+    BF16 autocast, fused AdamW, the model under torch.compile (default mode)."""
+    torch = _torch()
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    cfg = GPTNeoXConfig(
+        hidden_size=768,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=3072,
+        vocab_size=50304,
+        rotary_pct=0.25,
+        max_position_embeddings=2048,
+    )
+    model = GPTNeoXForCausalLM(cfg).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    run = torch.compile(model)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    config = {"model": "pythia-160m (config)", "tokens": 8 * 1024, "autocast": "bf16"}
+    return _compiled_for_capture(
+        torch, step, 8, {**config, "optimizer": "AdamW(fused)", "compile": "default"}
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7531,6 +7593,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mobilenetv4_small_batch,
         apertus_healthy,
         nextvit_healthy,
+        qwen3_compiled_causal_mask,
+        pythia_compiled_healthy,
     )
 }
 
