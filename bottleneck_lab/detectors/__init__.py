@@ -46,6 +46,7 @@ MODULES = (
     "cold_start",
     "fusion",
     "eager_attention",
+    "masked_attention",
     "expert_loop",
     "prefix_recompute",
 )
