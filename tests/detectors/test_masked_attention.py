@@ -72,7 +72,7 @@ def test_a_dense_causal_mask_in_a_compiled_graph_is_priced_at_half_its_kernels()
     assert f.evidence["masked_kernel_us_per_step"] == pytest.approx(400, abs=1)
     assert f.evidence["gpu_time_saved_us_per_step"] == pytest.approx(200, abs=1)
     assert f.evidence["causal_mask_kernel"] == MASK_KERNEL
-    assert "is_causal=False" in f.title and "layer.compile()" in f.fix
+    assert "is_causal=False" in f.title and 'set_attn_implementation("sdpa_causal")' in f.fix
 
 
 def test_the_memory_efficient_backward_reads_its_mask_and_flag_at_their_own_places():
@@ -132,6 +132,35 @@ def test_compiled_llama_at_1024_tokens_gets_a_low_finding_its_fix_measured_below
         x for x in diagnose(shipped("zoo", "llama_compile/fixed")).findings if x.code == ma.CODE
     ]
     assert f.severity == "low" and abs(f.share_pct - 9.8) <= 5
+
+
+@pytest.mark.parametrize(
+    "folder, run, measured",
+    [
+        # compile_savings.py --causal on an H200: the whole model compiled, then its SDPA handed
+        # no mask; GPT-NeoX at Pythia-160M's sizes on 8 x 1,024 tokens (holdout 73) and HF
+        # StableLM on 4 x 2,048 (captured compiled, for study)
+        ("zoo", "pythia_compiled_healthy/healthy", 11.5),
+        ("compiled", "stablelm_healthy/healthy", 13.5),
+    ],
+)
+def test_compiled_decoders_are_diagnosed_within_5_points_of_the_mask_dropped(folder, run, measured):
+    d = diagnose(shipped(folder, run))
+    top = next(x for x in d.findings if x.severity in ("medium", "high"))
+    assert top.code == ma.CODE and top.severity == "medium"
+    assert abs(top.share_pct - measured) <= 5
+
+
+def test_gpt2_compiled_whose_profiled_host_doubled_the_step_promises_low():
+    """gpt2_compiled_train: the mask dropped measured 8.9%; the trace's step is 50.85 ms against
+    25.87 synchronised, the GPU not busy through it, so the host's work bounds the promise."""
+    (f,) = [
+        x
+        for x in diagnose(shipped("zoo", "gpt2_compiled_train/healthy")).findings
+        if x.code == ma.CODE
+    ]
+    assert f.severity == "low" and f.share_pct < 8.9
+    assert f.evidence["gpu_sets_step"] is False
 
 
 @pytest.mark.parametrize(
