@@ -46,7 +46,7 @@ MODULES = (
     "cold_start",
     "fusion",
     "eager_attention",
-    "masked_attention",
+    "dense_causal_mask",
     "expert_loop",
     "prefix_recompute",
 )

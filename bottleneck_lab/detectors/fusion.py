@@ -699,14 +699,17 @@ def detect(frame: TraceFrame, cfg: Config):
         # measured on torch 2.11: compiled HF Llama handed SDPA an explicit mask (2.3-3.3x the
         # kernel time), HF BERT and ViT lost SDPA to FP32 matmuls and softmax, GPT-2 kept it;
         # compiling around attention measured 15.6% faster on that Llama (the whole model 0.6%)
-        # and 51.6% slower on that BERT
+        # and 51.6% slower on that BERT; the whole model compiled with SDPA given no mask, 43.5%
+        # faster than compiled with it on the long-context Llama (detectors/dense_causal_mask.py)
         fixes.append(
             f"Attention here runs as fused SDPA kernels, {attention_us / 1e3:.2f} ms a step, and "
             "a compiled model can lose them (some HF models compiled ran them 2.3-3.3x as long, "
             f"or as FP32 matmuls and softmax: at 3.3x, {extra_ms:.2f} ms more a step here). Check "
-            "a compiled trace; if attention got slower, compile only the modules around it "
-            "(module.compile() on each MLP and norm, attention left eager). Time it before "
-            "keeping it."
+            "a compiled trace. Where the graph hands SDPA a dense causal mask (an HF decoder; "
+            "the dense-causal-mask finding reads it there), give attention no mask (explain "
+            "dense-causal-mask says how); where attention got slower otherwise, compile only the "
+            "modules around it (module.compile() on each MLP and norm, attention left eager). "
+            "Time it before keeping it."
         )
     if host_saved >= saved / n_steps:
         # holdout 41's PPO update: 1.69 of the 1.71 ms promised was dispatch; compiling its two

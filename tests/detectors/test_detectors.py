@@ -37,7 +37,7 @@ def first_gap(f) -> dict:
 MEMORY_DETECTORS = {"activation-memory", "recompute", "memory-capacity"}  # tests/memory
 # Positive and negative cases on real traces (bad/fixed pairs): tests/zoo/test_zoo_labels.py
 # (eager-attention also in tests/detectors/test_eager_attention.py; dense-causal-mask on compiled
-# captures and hand-written traces in tests/detectors/test_masked_attention.py)
+# captures and hand-written traces in tests/detectors/test_dense_causal_mask.py)
 ZOO_TESTED = {"recompilation", "unfused-elementwise", "eager-attention", "dense-causal-mask"}
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 
 from bottleneck_lab.analyze import diagnose
-from bottleneck_lab.detectors import masked_attention as ma
+from bottleneck_lab.detectors import dense_causal_mask as ma
 from bottleneck_lab.detectors._examples import BF16, launch, steps
 from bottleneck_lab.trace.load import load_trace
 from bottleneck_lab.trace.synth import TraceBuilder, load
