@@ -37,15 +37,13 @@ sys.path[:0] = [str(HERE), str(HERE.parents[1])]
 
 
 def _sdpa_without_mask() -> None:
-    """Make transformers' "sdpa" attention drop the mask it is handed, so SDPA runs with
-    is_causal (the module's own flag: True in a decoder's self-attention)."""
-    from transformers.integrations.sdpa_attention import sdpa_attention_forward
-    from transformers.modeling_utils import AttentionInterface
+    """Leave transformers' "sdpa" attention with no mask function, so it builds no mask and SDPA
+    runs with is_causal (the module's own flag: True in a decoder's self-attention): what
+    registering sdpa_attention_forward under a name of its own and setting the model's
+    attn_implementation to it does (dense-causal-mask's fix)."""
+    from transformers.masking_utils import AttentionMaskInterface
 
-    def causal(module, query, key, value, attention_mask, **kwargs):
-        return sdpa_attention_forward(module, query, key, value, None, **kwargs)
-
-    AttentionInterface.register("sdpa", causal)
+    AttentionMaskInterface._global_mapping.pop("sdpa", None)
 
 
 def measure(name: str, variant: str, how: str) -> dict:
