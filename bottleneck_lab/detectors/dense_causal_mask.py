@@ -109,11 +109,8 @@ def detect(frame: TraceFrame, cfg: Config):
         for o in forward or np.flatnonzero(masked)
     )
     mask_shape = shapes.most_common(1)[0][0]
-    backend = (
-        "cuDNN's"
-        if any("cudnn" in names[o] for o in np.flatnonzero(masked))
-        else ("the memory-efficient")
-    )
+    cudnn = any("cudnn" in names[o] for o in np.flatnonzero(masked))
+    backend = "cuDNN's" if cudnn else "the memory-efficient"
     ops_in_steps = masked & (ops["step"].to_numpy() >= 0)
     evidence = {
         "mask_shape": mask_shape,
@@ -179,14 +176,18 @@ def _masked_ops(frame: TraceFrame, names: np.ndarray) -> np.ndarray:
 
 
 def _causal_mask_kernel(frame: TraceFrame) -> str | None:
-    """The name of a generated (Triton) kernel in the steps that builds a causal mask, or None."""
+    """The name of a generated (Triton) kernel in the steps that builds a causal mask, or None.
+    Names are matched once per distinct name (the column is categorical), rows only for those."""
     g = frame.gpu_ops
-    k = (g["kind"] == "kernel").to_numpy() & (g["step"] >= 0).to_numpy()
-    for name in g.loc[k, "name"].astype(str).unique():
+    names = g["name"]
+    for name in names.cat.categories:
         if not name.startswith("triton_"):
             continue
         tokens = set(name.split("_"))
-        if tokens & CAUSAL_TOKENS or ("arange" in tokens and tokens & POSITION_COMPARISONS):
+        if not (tokens & CAUSAL_TOKENS or ("arange" in tokens and tokens & POSITION_COMPARISONS)):
+            continue
+        rows = (names == name).to_numpy() & (g["kind"] == "kernel").to_numpy()
+        if (g["step"].to_numpy()[rows] >= 0).any():
             return name
     return None
 
