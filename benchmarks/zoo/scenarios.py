@@ -1362,18 +1362,23 @@ def resnet50_infer_cudagraphs(variant: str) -> Built:
     )
 
 
+def _compiled_lm_train(torch, model, run, batch: int, tokens: int, config: dict) -> Built:
+    """A causal LM trained through `run` (the model compiled whole, or in parts in place) on
+    `batch` x `tokens` random token ids, BF16 autocast, fused AdamW; compiled before capture
+    (_compiled_for_capture)."""
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
+    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
+    full = {**config, "autocast": "bf16", "optimizer": "AdamW(fused)"}
+    return _compiled_for_capture(torch, step, batch, full)
+
+
 def gpt2_compiled_train(variant: str) -> Built:
     """HF GPT-2 (124M) training, 8 x 1024 tokens, BF16 autocast, fused AdamW, the model under
     torch.compile (default mode)."""
-    model, cfg, torch = _gpt2()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    run = torch.compile(model)
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
-    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "autocast": "bf16"}
-    return _compiled_for_capture(
-        torch, step, 8, {**config, "optimizer": "AdamW(fused)", "compile": "default"}
-    )
+    model, _, torch = _gpt2()
+    config = {"model": "gpt2-124M", "tokens": 8 * 1024, "compile": "default"}
+    return _compiled_lm_train(torch, model, torch.compile(model), 8, 1024, config)
 
 
 def qwen2_lora_healthy(variant: str) -> Built:
@@ -2871,15 +2876,12 @@ def moe_split_loop(variant: str) -> Built:
 # ---- holdout 25 ---------------------------------------------------------------------------------
 
 
-def pythia_grad_accum_healthy(variant: str) -> Built:
-    """HF GPT-NeoX at Pythia-160M sizes (12 x 768, partial rotary, parallel residual) trained as
-    an HF Trainer step does it: 4 micro-batches of 8 x 512 tokens accumulated under BF16
-    autocast, clip_grad_norm_(1.0), fused AdamW, a cosine learning-rate schedule stepped each
-    step; the loss summed on the GPU and never read inside the step."""
-    torch = _torch()
-    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+def _pythia_160m_config():
+    """GPT-NeoX at Pythia-160M's sizes: 12 layers x 768, 12 heads, rotary embeddings on a quarter
+    of each head, parallel attention and MLP."""
+    from transformers import GPTNeoXConfig
 
-    cfg = GPTNeoXConfig(
+    return GPTNeoXConfig(
         hidden_size=768,
         num_hidden_layers=12,
         num_attention_heads=12,
@@ -2889,11 +2891,21 @@ def pythia_grad_accum_healthy(variant: str) -> Built:
         rotary_pct=0.25,
         use_parallel_residual=True,
     )
-    model = GPTNeoXForCausalLM._from_config(cfg).cuda()
+
+
+def pythia_grad_accum_healthy(variant: str) -> Built:
+    """HF GPT-NeoX at Pythia-160M sizes (12 x 768, partial rotary, parallel residual) trained as
+    an HF Trainer step does it: 4 micro-batches of 8 x 512 tokens accumulated under BF16
+    autocast, clip_grad_norm_(1.0), fused AdamW, a cosine learning-rate schedule stepped each
+    step; the loss summed on the GPU and never read inside the step."""
+    torch = _torch()
+    from transformers import GPTNeoXForCausalLM
+
+    model = GPTNeoXForCausalLM._from_config(_pythia_160m_config()).cuda()
     run = _as_run(torch, model)
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, fused=True)
     schedule = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10_000)
-    micro = [torch.randint(0, cfg.vocab_size, (8, 512), device="cuda") for _ in range(4)]
+    micro = [torch.randint(0, model.config.vocab_size, (8, 512), device="cuda") for _ in range(4)]
     running = torch.zeros((), device="cuda")
 
     def step():
@@ -7267,21 +7279,13 @@ def qwen3_compiled_causal_mask(variant: str, batch: int = 2, tokens: int = 4096)
 
     sizes = {**DECODER_8X1024, "head_dim": 64, "max_position_embeddings": tokens}
     model = Qwen3ForCausalLM(Qwen3Config(**sizes)).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     if variant == "fixed":
         _compile_layers(torch, model)
         run, how = model, "each decoder layer"
     else:
         run, how = torch.compile(model), "the whole model"
-    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
-    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
-    config = {"model": "qwen3 8 x 1024 (config)", "tokens": f"{batch} x {tokens}"}
-    return _compiled_for_capture(
-        torch,
-        step,
-        batch,
-        {**config, "autocast": "bf16", "optimizer": "AdamW(fused)", "compiled": how},
-    )
+    config = {"model": "qwen3 8 x 1024 (config)", "tokens": f"{batch} x {tokens}", "compiled": how}
+    return _compiled_lm_train(torch, model, run, batch, tokens, config)
 
 
 def pythia_compiled_healthy(variant: str) -> Built:
@@ -7289,26 +7293,11 @@ def pythia_compiled_healthy(variant: str) -> Built:
     a quarter of each head, parallel attention and MLP) causal-LM training on 8 x 1,024 tokens,
     BF16 autocast, fused AdamW, the model under torch.compile (default mode)."""
     torch = _torch()
-    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+    from transformers import GPTNeoXForCausalLM
 
-    cfg = GPTNeoXConfig(
-        hidden_size=768,
-        num_hidden_layers=12,
-        num_attention_heads=12,
-        intermediate_size=3072,
-        vocab_size=50304,
-        rotary_pct=0.25,
-        max_position_embeddings=2048,
-    )
-    model = GPTNeoXForCausalLM(cfg).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    run = torch.compile(model)
-    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
-    step = _train_step(torch, opt, lambda: run(input_ids=ids, labels=ids).loss)
-    config = {"model": "pythia-160m (config)", "tokens": 8 * 1024, "autocast": "bf16"}
-    return _compiled_for_capture(
-        torch, step, 8, {**config, "optimizer": "AdamW(fused)", "compile": "default"}
-    )
+    model = GPTNeoXForCausalLM(_pythia_160m_config()).cuda()
+    config = {"model": "pythia-160m (config)", "tokens": 8 * 1024, "compile": "default"}
+    return _compiled_lm_train(torch, model, torch.compile(model), 8, 1024, config)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
