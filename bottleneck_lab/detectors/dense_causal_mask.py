@@ -46,7 +46,7 @@ import numpy as np
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
-from ..trace.frame import nearest_ancestor
+from ..trace.frame import name_mask, nearest_ancestor
 from ..trace.synth import TraceBuilder
 from ._common import cost, fused_step_saving_us, shape_text
 from ._examples import BF16, launch, steps
@@ -170,7 +170,7 @@ def _masked_ops(frame: TraceFrame, names: np.ndarray) -> np.ndarray:
         )
     if not out.any():
         return out
-    compiled = np.fromiter((bool(COMPILED_SPAN.match(n)) for n in names), bool, len(names))
+    compiled = name_mask(ops["name"], COMPILED_SPAN)
     inside = nearest_ancestor(ops["parent"].to_numpy(), np.arange(len(ops)), compiled) >= 0
     return out & inside
 
