@@ -4471,6 +4471,45 @@ HOLDOUT73: tuple[Scenario, ...] = (
         {"healthy": Run(_k("fusion"))},
     ),
 )
+# Holdout 74 (2026-11-29, forty-eighth session), builders and rules written and committed after
+# holdout 73's score, before any of them ran on a GPU; no rule was written from these models:
+# HF LLaVA (a CLIP ViT-B/14 tower at 336 x 336 feeding the zoo's 8 x 1024 Llama decoder, 8
+# samples of 576 image + 448 text tokens), timm TResNet-M (batch 128, channels_last), each a
+# healthy training run with BF16 autocast and fused AdamW; and timm CaiT-S24 (batch 64, fused
+# AdamW) with default flags (FP32) vs BF16 autocast + channels_last. Rules: CaiT's fix counts if
+# BF16 measures >= 10% less time a step (the capture's sidecars); then the bad run's diagnosis is
+# precision and the fixed run is healthy; under 10% both runs are healthy. The pair is also timed
+# interleaved in one process (ab_time.py); where it and the sidecars fall on opposite sides of
+# 10%, the interleaved timing decides, and it is then the pair's measured saving. On every run: a
+# GPU busy under 80% of the synchronised step allows host_bound and launch_overhead;
+# torch.compile(model) >= 10% faster (compile_savings.py --model-only, after capture: the healthy
+# runs first, then CaiT's fixed run, then its bad; a run not measured allows no fusion) allows
+# fusion. Any other finding >= medium is a false alarm. The labels below are the rules before any
+# measurement; they are to be set from the measurements before scoring.
+HOLDOUT74: tuple[Scenario, ...] = (
+    Scenario(
+        "llava_healthy",
+        "HF LLaVA (config: CLIP ViT-B/14 at 336 x 336 + Llama 8 x 1024) training on 8 x (576 "
+        "image + 448 text) tokens, BF16 autocast, fused AdamW",
+        # not yet measured
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "cait_fp32_precision",
+        "timm CaiT-S24 training, batch 64, fused AdamW: default flags (FP32) vs BF16 autocast + "
+        "channels_last",
+        # not yet measured
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "tresnet_healthy",
+        "timm TResNet-M image classification training, batch 128, BF16 autocast + "
+        "channels_last, fused AdamW",
+        # not yet measured
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4612,6 +4651,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT71
     + HOLDOUT72
     + HOLDOUT73
+    + HOLDOUT74
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

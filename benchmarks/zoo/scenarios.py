@@ -7300,6 +7300,58 @@ def pythia_compiled_healthy(variant: str) -> Built:
     return _compiled_lm_train(torch, model, torch.compile(model), 8, 1024, config)
 
 
+# ---- holdout 74: a vision-language model, a class-attention ViT, TResNet (labels before capture) -
+
+
+def llava_healthy(variant: str, batch: int = 8, text_tokens: int = 448, **vision) -> Built:
+    """HF LLaVA (config: a CLIP vision tower of ViT-B/14 sizes at 336 x 336, 576 patch tokens,
+    its second-to-last layer's features through the two-layer GELU projector, into the zoo's
+    Llama decoder of 8 layers x 1024) trained on `batch` samples of one image and `text_tokens`
+    text tokens each (1,024 tokens in all), the loss on the text only, BF16 autocast, fused
+    AdamW."""
+    torch = _torch()
+    from transformers import (
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+    )
+
+    sizes = {"hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12}
+    sizes |= {"num_attention_heads": 12, "image_size": 336, "patch_size": 14, **vision}
+    patches = (sizes["image_size"] // sizes["patch_size"]) ** 2
+    image_token = 32000
+    cfg = LlavaConfig(
+        vision_config=CLIPVisionConfig(**sizes),
+        text_config=LlamaConfig(**{**DECODER_8X1024, "vocab_size": 32064}),
+        image_token_index=image_token,
+        image_seq_length=patches,
+    )
+    model = LlavaForConditionalGeneration(cfg)
+    text = torch.randint(0, image_token, (batch, text_tokens), device="cuda")
+    ids = torch.cat([torch.full((batch, patches), image_token, device="cuda"), text], dim=1)
+    labels = torch.cat([torch.full((batch, patches), -100, device="cuda"), text], dim=1)
+    pixels = torch.randn(batch, 3, sizes["image_size"], sizes["image_size"], device="cuda")
+    config = {"model": "llava: clip vit-b/14-336 + llama 8 x 1024 (config)"}
+    config |= {"tokens": f"{batch} x ({patches} image + {text_tokens} text)"}
+    loss_of = lambda m: m(input_ids=ids, pixel_values=pixels, labels=labels).loss  # noqa: E731
+    return _hf_train(torch, model, loss_of, batch, config)
+
+
+def cait_fp32_precision(variant: str) -> Built:
+    """timm CaiT-S24 (24 self-attention blocks of 384 with LayerScale and talking heads, then two
+    class-attention blocks) trained on 224 x 224 images, batch 64, fused AdamW: default flags
+    (bad: FP32, NCHW) vs BF16 autocast + channels_last (fixed)."""
+    return _timm(_torch(), "cait_s24_224", 64, fixed=variant == "fixed", fused_adamw=True)
+
+
+def tresnet_healthy(variant: str) -> Built:
+    """timm TResNet-M (space-to-depth stem, anti-aliased downsampling, squeeze-excitation, leaky
+    ReLU batch norm) trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused
+    AdamW."""
+    return _timm(_torch(), "tresnet_m", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7584,6 +7636,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         nextvit_healthy,
         qwen3_compiled_causal_mask,
         pythia_compiled_healthy,
+        llava_healthy,
+        cait_fp32_precision,
+        tresnet_healthy,
     )
 }
 
