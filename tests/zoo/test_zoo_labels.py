@@ -79,12 +79,6 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "promised time alone",
     ("mamba2_healthy", "healthy"): "holdout 59: fusion high 74.7% where no compile measurement "
     "allows it (see FALSE_ALARMS)",
-    ("funnel_healthy", "healthy"): "holdout 47: fusion medium 19.8% on HF Funnel Transformer "
-    "(GPU busy 63%); its label allows fusion only where torch.compile(model) measured >= 10% "
-    "faster, and compiling it did not finish within the lease (320 s after three other runs, "
-    "then 135 s alone), so nothing measured allows it",
-    ("fcos_healthy", "healthy"): "holdout 47: fusion medium 11.8% on torchvision FCOS (GPU busy "
-    "66%); torch.compile(model) was not reached within the lease, so nothing measured allows it",
     ("mamba_scan_batch", "fixed"): "holdout 46: fusion medium 18.4% on HF Mamba's slow path at "
     "16 sequences (7,046 memory-bound kernels a step, mostly the selective scan's per-position "
     "elementwise work, in 2,084 chains); its label allows fusion only where torch.compile(model) "
@@ -241,8 +235,6 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("ppo_validate_args", "bad"): WRONG_TOP[("ppo_validate_args", "bad")],
     ("ppo_validate_args", "fixed"): WRONG_TOP[("ppo_validate_args", "fixed")],
     ("mamba_scan_batch", "fixed"): WRONG_TOP[("mamba_scan_batch", "fixed")],
-    ("funnel_healthy", "healthy"): WRONG_TOP[("funnel_healthy", "healthy")],
-    ("fcos_healthy", "healthy"): WRONG_TOP[("fcos_healthy", "healthy")],
     ("gpt2_all_ones_mask", "bad"): "holdout 47: sync_stall medium 14.4% for HF GPT-2's check "
     "that the attention_mask is all ones (one .item() a step, at the start of the forward); "
     "dropping the mask, the check with it, measured 5.6% (57.85 -> 54.62 ms). The replay of "
