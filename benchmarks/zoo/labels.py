@@ -4529,6 +4529,43 @@ HOLDOUT74: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead", "fusion"))},
     ),
 )
+# Holdout 75 (2026-11-30, forty-ninth session), builders and rules written and committed before
+# any of them ran on a GPU; no rule was written from these models or this setup: timm Twins-SVT-S
+# (batch 128, BF16 autocast + channels_last, fused AdamW) with CUDA_LAUNCH_BLOCKING=1 left in its
+# environment vs without it; HF DeepSeek-V3 (8 x 1024, multi-head latent attention, 32 routed
+# experts top-4 + 1 shared, grouped_mm, BF16 weights, fused AdamW, 8 x 1024 tokens) and timm
+# Res2Net-50 (batch 128, BF16 autocast + channels_last, fused AdamW), each a healthy run. Rules:
+# Twins' fix counts if the run without the variable measures >= 10% less time a step (the
+# capture's sidecars; the variable is read once per process, so the pair cannot be timed
+# interleaved in one, and the sidecars alone decide); then the bad run's diagnosis is
+# sync_stall (the host waits for the GPU at every launch: host-device synchronisation) and the
+# fixed run is healthy; under 10% both runs are healthy. On every run: a GPU busy under 80% of
+# the synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10%
+# faster (compile_savings.py --model-only, after capture: the healthy runs first, then Twins'
+# fixed run, then its bad; a run not measured allows no fusion) allows fusion. Any other finding
+# >= medium is a false alarm. The labels below are the rules before any measurement; they are to
+# be set from the measurements before scoring.
+HOLDOUT75: tuple[Scenario, ...] = (
+    Scenario(
+        "twins_launch_blocking",
+        "timm Twins-SVT-S training, batch 128, BF16 autocast + channels_last, fused AdamW: "
+        "CUDA_LAUNCH_BLOCKING=1 left in the environment vs unset",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "deepseek_v3_healthy",
+        "HF DeepSeek-V3 (config: 8 x 1024, MLA, 32 experts top-4 + 1 shared) causal-LM "
+        "training on 8 x 1024 tokens, BF16 weights, fused AdamW, grouped_mm experts",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "res2net_healthy",
+        "timm Res2Net-50 (26w x 4s) image classification training, batch 128, BF16 autocast + "
+        "channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4671,6 +4708,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT72
     + HOLDOUT73
     + HOLDOUT74
+    + HOLDOUT75
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7352,6 +7352,55 @@ def tresnet_healthy(variant: str) -> Built:
     return _timm(_torch(), "tresnet_m", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 75: launches left blocking, MLA + MoE, Res2Net (labels before capture) -------------
+
+
+def twins_launch_blocking(variant: str) -> Built:
+    """timm Twins-SVT-S (locally grouped and global sub-sampled attention, convolutional position
+    encodings) trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW:
+    with CUDA_LAUNCH_BLOCKING=1 left in the environment (bad: as after debugging a device-side
+    assert, every kernel launch returns only when its kernel has finished) vs without it
+    (fixed). Each run is its own process, so the variable is the bad run's alone."""
+    if variant == "bad":
+        os.environ["CUDA_LAUNCH_BLOCKING"] = "1"  # read once, when CUDA initialises (below)
+    built = _timm(_torch(), "twins_svt_small", 128, fixed=True, fused_adamw=True)
+    built.config["CUDA_LAUNCH_BLOCKING"] = os.environ.get("CUDA_LAUNCH_BLOCKING", "unset")
+    return built
+
+
+def deepseek_v3_healthy(variant: str) -> Built:
+    """HF DeepSeek-V3 (config: 8 layers x 1024; multi-head latent attention, 16 heads with
+    queries through a rank-512 and keys/values through a rank-256 projection, 64 + 32 rotary
+    query/key dims and 64 value dims; the first layer a dense SwiGLU MLP of 2816, the rest 32
+    routed experts of 512, top-4 in group-limited routing (8 groups, 4 picked), plus one shared
+    expert) causal-LM training on 8 x 1024 tokens, BF16 weights, fused AdamW, transformers'
+    grouped_mm experts."""
+    from transformers import DeepseekV3Config, DeepseekV3ForCausalLM
+
+    cfg = DeepseekV3Config(
+        **{**DECODER_8X1024, "moe_intermediate_size": 512},
+        n_routed_experts=32,
+        num_experts_per_tok=4,
+        n_group=8,
+        topk_group=4,
+        n_shared_experts=1,
+        first_k_dense_replace=1,
+        q_lora_rank=512,
+        kv_lora_rank=256,
+        qk_nope_head_dim=64,
+        qk_rope_head_dim=32,
+        v_head_dim=64,
+    )
+    config = {"model": "deepseek-v3 8x1024 (config), MLA, 32 experts of 512 top-4 + 1 shared"}
+    return _hf_moe_experts(DeepseekV3ForCausalLM, cfg, "fixed", config)
+
+
+def res2net_healthy(variant: str) -> Built:
+    """timm Res2Net-50 (26w x 4s: each bottleneck's 3 x 3 split into four hierarchical groups)
+    trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW."""
+    return _timm(_torch(), "res2net50_26w_4s", 128, fixed=True, fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7639,6 +7688,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         llava_healthy,
         cait_fp32_precision,
         tresnet_healthy,
+        twins_launch_blocking,
+        deepseek_v3_healthy,
+        res2net_healthy,
     )
 }
 
