@@ -392,6 +392,53 @@ def test_sync_stall_lists_truth_tests_with_the_ops_that_computed_the_tested_valu
     assert "transformers" not in plain.fix
 
 
+def _launches(blocking: bool, kernels: int = 20, kernel_us: float = 100.0, host_us: float = 30.0):
+    """Three steps of `kernels` ops, each `host_us` of host work then a launch (4 µs) of a
+    `kernel_us` kernel. blocking: every launch call returns only when its kernel has finished
+    (CUDA_LAUNCH_BLOCKING=1), so the host and the GPU take turns; else launches return at once
+    and the kernels queue back to back."""
+    b = TraceBuilder()
+    t, gpu_free = 0.0, 0.0
+    for n in range(1, 4):
+        start = t
+        for _ in range(kernels):
+            t += host_us
+            k0 = max(t + 4.0, gpu_free)
+            gpu_free = k0 + kernel_us
+            back = gpu_free + 1.0 if blocking else t + 4.0
+            ext = b.cpu_op("aten::linear", t, back - t + 1.0)
+            corr = b.runtime("cudaLaunchKernel", t, back - t, external_id=ext)
+            b.kernel("gemm_a", k0, kernel_us, correlation=corr, external_id=ext)
+            t = back + 1.0
+        b.step(n, start, t - start)
+    return load(b)
+
+
+def test_sync_stall_names_launches_that_wait_for_their_kernels():
+    # every launch returned after its kernel ended: the host and the GPU take turns. Without the
+    # waits the host (35 µs an op) keeps ahead of the GPU (100 µs a kernel), so the step goes
+    # from ~20 x 137 to ~20 x 100 µs: the promise is the replay's, not the idle after each
+    # launch, which is host work the fix overlaps rather than removes
+    frame = _launches(blocking=True)
+    assert len(facts.blocking_launches(frame)) == 60
+    f = finding(diagnose([frame]), "sync-stall")
+    assert f is not None and f.kind == "sync_stall"
+    assert "Kernel launches wait for their kernels" in f.title and "CUDA_LAUNCH_BLOCKING" in f.fix
+    assert f.evidence["blocking_launches_per_step"] == 20.0
+    assert 15 <= f.share_pct <= 35
+    # the same launches returning at once: nothing waits, nothing is a sync
+    frame = _launches(blocking=False)
+    assert len(facts.blocking_launches(frame)) == 0
+    assert finding(diagnose([frame]), "sync-stall") is None
+
+
+def test_a_few_launches_that_outlast_tiny_kernels_are_not_blocking():
+    # a launch onto an idle GPU can return after a 3 µs kernel has run: no wait in that, and with
+    # no long kernel that waited, the trace's launches are not judged to block
+    frame = _launches(blocking=True, kernel_us=3.0)
+    assert len(facts.blocking_launches(frame)) == 0
+
+
 def test_sync_stall_idle_is_not_also_host_bound():
     d = diagnosed("sync-stall", True)
     assert finding(d, "host-bound") is None and finding(d, "gpu-idle") is None
