@@ -218,10 +218,11 @@ def detect(frame: TraceFrame, cfg: Config):
         "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
         "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
     )
-    evidence["blocking_launches_per_step"] = round(float(blocking.sum()) / n_steps, 1)
+    blocking_per_step = float(blocking.sum()) / n_steps
+    evidence["blocking_launches_per_step"] = round(blocking_per_step, 1)
     if launches_block:
         title = (
-            f"Kernel launches wait for their kernels: {blocking.sum() / n_steps:.0f} launches "
+            f"Kernel launches wait for their kernels: {blocking_per_step:.0f} launches "
             "a step returned only after their kernel had finished (CUDA_LAUNCH_BLOCKING=1?), so "
             f"the host and the GPU take turns instead of overlapping; ~{share:.1f}% of the step"
         )

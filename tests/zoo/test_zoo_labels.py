@@ -262,8 +262,8 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     "torch.compile(model) failed (see WRONG_TOP)",
     ("mamba2_healthy", "healthy"): "holdout 59: fusion high 74.7% on HF Mamba2's PyTorch "
     "reference scan (no mamba_ssm), where torch.compile(model) did not finish within the lease, "
-    "then failed in Inductor's Triton codegen (InductorError), so no measurement allows it; 92% of its GPU time is aten::mul and aten::sum, 48 multiplies "
-    "a step materialising products 64-256x the size of either input only to sum them (what "
+    "then failed in Inductor's Triton codegen (InductorError), so no measurement allows it; 92% "
+    "of its GPU time is aten::mul and aten::sum, 48 multiplies a step materialising products 64-256x the size of either input only to sum them (what "
     "torch.einsum does without the product)",
     ("qwen3_compiled_causal_mask", "bad"): WRONG_TOP[("qwen3_compiled_causal_mask", "bad")],
     ("simclr_ntxent_loop", "bad"): "holdout 58: fusion high 34.2% on SimCLR's per-anchor "
