@@ -4578,6 +4578,49 @@ HOLDOUT75: tuple[Scenario, ...] = (
         {"healthy": HEALTHY},
     ),
 )
+# Holdout 76 (2026-11-30, fiftieth session), data-parallel, builders and rules written and
+# committed before any of them ran on a GPU; no rule was written from these models or this
+# setup. Two GPUs of one host, DDP (torchrun, one process a GPU, benchmarks/zoo/multi_gpu.py),
+# each run captured per rank: HF GPT-2 medium (24 x 1024, BF16 autocast, fused AdamW) accumulating
+# gradients over 4 micro-batches of 2 x 1024 tokens a step, all-reducing after every micro-batch
+# (bad) vs under model.no_sync() for all but the last (fixed); timm ViT-B/16 (batch 64 a GPU,
+# BF16 autocast, fused AdamW) and timm ConvNeXt-T (batch 128 a GPU, BF16 autocast +
+# channels_last, fused AdamW), each a healthy run. Rules: GPT-2's fix counts if the fixed run's
+# synchronised step (the slowest rank's sidecar median; the sidecars decide: the two variants
+# are separate torchrun jobs) is >= 10% shorter than the bad run's; then the bad run's diagnosis
+# is communication (the gradient all-reduce after every micro-batch) and the fixed run is
+# healthy; under 10% both runs are healthy. On every run: a GPU busy under 80% of the
+# synchronised step on any rank allows host_bound and launch_overhead; communication is allowed
+# where the same step without DDP (multi_gpu.py --savings: each rank runs it on its own, no
+# all-reduce) measured >= 10% faster than with DDP (the slowest rank); fusion is allowed where
+# DDP with torch.compile(model) measured >= 10% faster (--savings; a run not measured allows no
+# fusion). Any other finding >= medium is a false alarm. The labels below are the rules before
+# any measurement; they are to be set from the measurements before scoring.
+HOLDOUT76: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_ddp_accum_no_sync",
+        "DDP on 2 GPUs, HF GPT-2 medium, 4 micro-batches of 2 x 1024 tokens a step, BF16 "
+        "autocast, fused AdamW: gradients all-reduced after every micro-batch vs model.no_sync() "
+        "on all but the last",
+        {"bad": Run(_k("communication")), "fixed": HEALTHY},
+        fix_kind="communication",
+        gpus=2,
+    ),
+    Scenario(
+        "vit_ddp_healthy",
+        "DDP on 2 GPUs, timm ViT-B/16 image classification training, batch 64 a GPU, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
+        gpus=2,
+    ),
+    Scenario(
+        "convnext_ddp_healthy",
+        "DDP on 2 GPUs, timm ConvNeXt-T image classification training, batch 128 a GPU, BF16 "
+        "autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+        gpus=2,
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4721,6 +4764,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT73
     + HOLDOUT74
     + HOLDOUT75
+    + HOLDOUT76
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -1,15 +1,23 @@
 """The zoo's multi-GPU scenarios, one process per GPU (torchrun), captured per rank.
 
     torchrun --nproc_per_node 2 benchmarks/zoo/multi_gpu.py --scenario ddp_slow_rank --variant bad --out traces/zoo
+    torchrun --nproc_per_node 2 benchmarks/zoo/multi_gpu.py --scenario vit_ddp_healthy --variant healthy --savings
 
 Writes OUT/<scenario>/<variant>/rank<N>.json.gz and rank<N>.meta.json: a directory of per-rank
 traces, as `bottleneck-lab analyze DIR` reads them. Every rank runs the same fixed number of
 timed blocks (a time-based stop could leave one rank waiting in a collective for ever).
+
+--savings captures nothing: it times the run's step as captured (DDP), then the same step on each
+rank without DDP (no gradient all-reduce: what perfect communication would cost), then the DDP
+step with torch.compile(model), and prints one JSON line per rank. Only the builders that take
+`ddp` and `compiled` support it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import sys
 import time
@@ -20,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 import torch.distributed as dist
 
-from bottleneck_lab.capture import TimingSettings, capture
+from bottleneck_lab.capture import TimingSettings, capture, time_steps
+
+FIXED_BLOCKS = TimingSettings(min_blocks=3, max_blocks=3, min_seconds=0.0)
 
 
 def ddp_slow_rank(variant: str, rank: int):
@@ -78,7 +88,111 @@ def fsdp2_gpt2(variant: str, rank: int):
     return step, 8, {"model": "gpt2-medium FSDP2", "mixed_precision": "bf16 params, fp32 reduce"}
 
 
-SCENARIOS = {"ddp_slow_rank": ddp_slow_rank, "fsdp2_gpt2": fsdp2_gpt2}
+def _wrap(model, rank: int, ddp: bool, compiled: bool):
+    """The model as the step runs it: DDP-wrapped (or not: --savings' no-communication side),
+    then torch.compile'd where asked (--savings' compiled side)."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    if ddp:
+        model = DDP(model, device_ids=[rank])
+    return torch.compile(model) if compiled else model
+
+
+def gpt2_ddp_accum_no_sync(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """GPT-2 medium, DDP, 4 micro-batches of 2 x 1024 tokens a step. bad: every micro-batch's
+    backward all-reduces the gradients; fixed: model.no_sync() on the first three, so only the
+    last one does (what DDP's docs say to do when accumulating gradients)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(n_layer=24, n_embd=1024, n_head=16, vocab_size=50304)
+    model = _wrap(GPT2LMHeadModel(cfg).cuda(), rank, ddp, compiled)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    accum = 4
+    ids = torch.randint(0, cfg.vocab_size, (accum, 2, 1024), device="cuda")
+
+    def step():
+        for i in range(accum):
+            skip_sync = ddp and variant == "fixed" and i < accum - 1
+            with model.no_sync() if skip_sync else contextlib.nullcontext():
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    loss = model(input_ids=ids[i], labels=ids[i]).loss / accum
+                loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    return (
+        step,
+        2 * accum,
+        {
+            "model": "gpt2-medium DDP",
+            "micro_batches": accum,
+            "micro_batch": "2 x 1024 tokens",
+            "no_sync": variant == "fixed",
+        },
+    )
+
+
+def _timm_ddp(arch: str, batch: int, channels_last: bool, rank: int, ddp: bool, compiled: bool):
+    import timm
+
+    fmt = torch.channels_last if channels_last else torch.contiguous_format
+    model = _wrap(timm.create_model(arch).cuda().to(memory_format=fmt), rank, ddp, compiled)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 1000, (batch,), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return step, batch, {"model": f"timm {arch} DDP", "bf16_autocast": True}
+
+
+def vit_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """timm ViT-B/16, DDP, batch 64 a GPU, BF16 autocast, fused AdamW."""
+    return _timm_ddp("vit_base_patch16_224", 64, False, rank, ddp, compiled)
+
+
+def convnext_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """timm ConvNeXt-T, DDP, batch 128 a GPU, BF16 autocast + channels_last, fused AdamW."""
+    return _timm_ddp("convnext_tiny", 128, True, rank, ddp, compiled)
+
+
+SCENARIOS = {
+    "ddp_slow_rank": ddp_slow_rank,
+    "fsdp2_gpt2": fsdp2_gpt2,
+    "gpt2_ddp_accum_no_sync": gpt2_ddp_accum_no_sync,
+    "vit_ddp_healthy": vit_ddp_healthy,
+    "convnext_ddp_healthy": convnext_ddp_healthy,
+}
+TIMED_STEPS = 5
+
+
+def savings(scenario: str, variant: str, rank: int) -> dict:
+    """Step times outside the profiler: as captured (DDP), without DDP, and DDP compiled."""
+    row = {"run": f"{scenario}/{variant}", "rank": rank}
+    for side, kwargs in (
+        ("ddp_ms", {}),
+        ("no_ddp_ms", {"ddp": False}),
+        ("ddp_compiled_ms", {"compiled": True}),
+    ):
+        step = SCENARIOS[scenario](variant, rank, **kwargs)[0]
+        t0 = time.perf_counter()
+        for _ in range(FIXED_BLOCKS.warmup_steps):
+            step()
+        torch.cuda.synchronize()
+        row[side.replace("_ms", "_warmup_s")] = round(time.perf_counter() - t0, 1)
+        ms = time_steps(step, f"cuda:{rank}", TIMED_STEPS, FIXED_BLOCKS)["step_time_ms"]["median"]
+        row[side] = round(ms, 3)
+        del step
+        torch.cuda.empty_cache()
+        dist.barrier()
+    row["communication_pct"] = round(100 * (1 - row["no_ddp_ms"] / row["ddp_ms"]), 1)
+    row["compile_saving_pct"] = round(100 * (1 - row["ddp_compiled_ms"] / row["ddp_ms"]), 1)
+    return row
 
 
 def main() -> int:
@@ -86,11 +200,16 @@ def main() -> int:
     p.add_argument("--scenario", choices=SCENARIOS, required=True)
     p.add_argument("--variant", required=True)
     p.add_argument("--out", type=Path, default=Path("traces/zoo"))
+    p.add_argument("--savings", action="store_true", help="time, do not capture (see above)")
     args = p.parse_args()
     rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl")
     torch.manual_seed(rank)
+    if args.savings:
+        print("RESULT " + json.dumps(savings(args.scenario, args.variant, rank)), flush=True)
+        dist.destroy_process_group()
+        return 0
     step, batch, config = SCENARIOS[args.scenario](args.variant, rank)
     capture(
         step,
@@ -99,9 +218,9 @@ def main() -> int:
         device=f"cuda:{rank}",
         out_dir=args.out / args.scenario / args.variant,
         batch_size=batch,
-        timed_steps=5,
+        timed_steps=TIMED_STEPS,
         config=config | {"world_size": dist.get_world_size()},
-        timing=TimingSettings(min_blocks=3, max_blocks=3, min_seconds=0.0),
+        timing=FIXED_BLOCKS,
     )
     dist.barrier()
     dist.destroy_process_group()
