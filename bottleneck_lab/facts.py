@@ -1246,7 +1246,13 @@ def collectives_and_compute(
     is_comm = name_mask(k["name"], COLLECTIVE)
     compute = k.loc[~is_comm]
     starts, ends = iv.union(compute["ts"].to_numpy(), compute["end"].to_numpy())
-    return k.loc[is_comm & (k["step"].to_numpy() >= 0)], starts, ends
+    comm = is_comm & (k["step"].to_numpy() >= 0)
+    launched = k["launch"].to_numpy() >= 0
+    if (comm & launched).any():
+        # one the trace holds no launch of was issued before the profiler started: its wait and
+        # transfer belong to a step not recorded, and no other rank's trace holds its match
+        comm &= launched
+    return k.loc[comm], starts, ends
 
 
 def underfilled_share(frame: TraceFrame) -> float | None:

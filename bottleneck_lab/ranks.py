@@ -375,9 +375,14 @@ def cross_rank_view(results: list[RankResult]) -> dict[str, Any]:
     if dur.size:  # who arrived last: the rank whose kernel was shortest
         np.add.at(last, dur.argmin(axis=0), 1)
     per_rank = []
+    # the exposed part of each collective beyond its wait: the transfer the GPU sat through
+    exposed_transfer = np.maximum(exposed - wait, 0.0)
     for i, r in enumerate(results):
         own = _own_findings(r)
         all_coll = sum(d for step in common_steps for _, d, _ in colls[i].get(step, ()))
+        # collectives no other rank ran (so nothing to compare them with) count as transfer
+        unmatched = sum(e for step in common_steps for _, _, e in colls[i].get(step, ()))
+        unmatched -= float(exposed[i].sum()) if dur.size else 0.0
         row: dict[str, Any] = {
             "rank": r.rank,
             "step_time_us": median_step[i],
@@ -390,6 +395,11 @@ def cross_rank_view(results: list[RankResult]) -> dict[str, Any]:
             if dur.size
             else None,
             "collective_transfer_us_per_step": round(float(transfer.sum()) / n_steps, 1)
+            if dur.size
+            else None,
+            "collective_exposed_transfer_us_per_step": round(
+                (float(exposed_transfer[i].sum()) + max(unmatched, 0.0)) / n_steps, 1
+            )
             if dur.size
             else None,
             "last_to_arrive": int(last[i]) if dur.size else None,
@@ -537,37 +547,76 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
 
     Estimate: the summary rank's wait per step less the most the profiler's cost on the
     straggler explains (what made it late only under the profiler goes away without it), never
-    more than the exposed communication (waiting behind compute costs nothing). The
-    communication finding keeps the exposed time beyond the wait (dropped under its min_share_pct)."""
+    more than the exposed communication (waiting behind compute costs nothing).
+
+    The communication finding keeps only the exposed time beyond the wait, and no more than the
+    exposed transfers: also where no rank is late often enough to be named (ranks late in turn,
+    or late only by the profiler's uneven cost), waiting for a peer is not time that overlapping
+    or bucketing the transfers could save. It is dropped under its min_share_pct."""
     from .detectors.communication import Config, exposed_title
 
     min_share = Config().min_share_pct  # carved from the communication finding: its bar
     late = [s for s in view.get("stragglers", []) if s.get("basis") == "collective_wait"]
     comm = next((f for f in findings if f.code == "communication"), None)
     row = next((r for r in view.get("per_rank", []) if r["rank"] == lead.rank), None)
-    if not late or comm is None or row is None or any(s["rank"] == lead.rank for s in late):
+    if comm is None or row is None or row.get("collective_exposed_transfer_us_per_step") is None:
         return findings
-    exposed = comm.time_lost_us_per_step or 0.0
-    # all its waiting, not only the exposed part: a collective that waited behind compute still
-    # finished late, and the exposed transfer after it grew (ddp_slow_rank: 40.9% predicted this
-    # way, 46.2% measured; the exposed waits alone give 30.6%)
-    wait = min(row["collective_wait_us_per_step"] or 0.0, exposed)
-    profiler = max(s["profiler_idle_us_per_step"] for s in late)
-    saved = max(wait - profiler, 0.0)
     step = (lead.summary.extra.get("profiler_overhead") or {}).get(
         "step_time_us_without_profiler_est", lead.summary.step_time_us
     ) or 0.0
     if step <= 0:
         return findings
+    exposed = comm.time_lost_us_per_step or 0.0
+    kept = [f for f in findings if f is not comm]
+    if late and not any(s["rank"] == lead.rank for s in late):
+        names = ", ".join(str(s["rank"]) for s in late)
+        who = f"rank {names}" if len(late) == 1 else f"ranks {names}"
+        # all its waiting, not only the exposed part: a collective that waited behind compute
+        # still finished late, and the exposed transfer after it grew (ddp_slow_rank: 40.9%
+        # predicted this way, 46.2% measured; the exposed waits alone give 30.6%)
+        wait = min(row["collective_wait_us_per_step"] or 0.0, exposed)
+        kept.insert(0, _straggler(comm, late, who, wait, exposed, step, lead, min_share))
+    else:
+        who = "the other ranks"
+        wait = min(row["collective_exposed_wait_us_per_step"] or 0.0, exposed)
+    rest = min(exposed - wait, row["collective_exposed_transfer_us_per_step"])
+    if rest >= exposed:
+        return [*kept, comm]
+    rest_share = round(100.0 * rest / step, 2)
+    if rest_share >= min_share:
+        kept.append(
+            replace(
+                comm,
+                severity=severity_for_share(rest_share),
+                title=exposed_title(rest_share, f", beyond waiting for {who}"),
+                time_lost_us_per_step=round(rest, 1),
+                share_pct=rest_share,
+                evidence={**comm.evidence, "peer_wait_us_per_step": round(wait, 1)},
+                efficiency=_efficiency_if_saved(comm, exposed, rest, step),
+            )
+        )
+    return kept
+
+
+def _straggler(
+    comm: Finding,
+    late: list[dict],
+    who: str,
+    wait: float,
+    exposed: float,
+    step: float,
+    lead: RankResult,
+    min_share: float,
+) -> Finding:
+    profiler = max(s["profiler_idle_us_per_step"] for s in late)
+    saved = max(wait - profiler, 0.0)
     share = round(100.0 * saved / step, 2)
-    names = ", ".join(str(s["rank"]) for s in late)
-    who = f"rank {names}" if len(late) == 1 else f"ranks {names}"
     own = [f for s in late for f in s.get("own_findings", [])]
     causes = ", ".join(
         f"{f['kind']} {f['share_pct']:.0f}%" if f["share_pct"] is not None else f["kind"]
         for f in own
     )
-    straggler = Finding(
+    return Finding(
         STRAGGLER_CODE,
         "communication",
         severity_for_share(share) if share >= min_share else "info",
@@ -590,22 +639,6 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
         f"for {who} to reach each collective, not transferring data.",
         _efficiency_if_saved(comm, exposed, saved, step),
     )
-    rest = exposed - wait
-    rest_share = round(100.0 * rest / step, 2)
-    kept = [f for f in findings if f is not comm]
-    if rest_share >= min_share:
-        kept.append(
-            replace(
-                comm,
-                severity=severity_for_share(rest_share),
-                title=exposed_title(rest_share, f", beyond waiting for {who}"),
-                time_lost_us_per_step=round(rest, 1),
-                share_pct=rest_share,
-                evidence={**comm.evidence, "straggler_wait_us_per_step": round(wait, 1)},
-                efficiency=_efficiency_if_saved(comm, exposed, rest, step),
-            )
-        )
-    return [straggler, *kept]
 
 
 def _efficiency_if_saved(f: Finding, f_saved: float, saved: float, step: float) -> dict | None:

@@ -474,7 +474,11 @@ def _link_launches(gpu: pd.DataFrame, runtime: pd.DataFrame) -> np.ndarray:
     keep = (corr >= 0) & ~pd.Index(corr).duplicated(keep="first")
     rows = np.flatnonzero(keep)
     hit = pd.Index(corr[keep]).get_indexer(gpu["correlation"].to_numpy())
-    return np.where(gpu["correlation"].to_numpy() >= 0, _follow(hit, rows), -1)
+    link = np.where(gpu["correlation"].to_numpy() >= 0, _follow(hit, rows), -1)
+    # a call that began after the op had ended did not launch it: a reused correlation id (an
+    # NCCL kernel launched before the profiler started, matched to a runtime call after its end)
+    began = runtime["ts"].to_numpy()[np.maximum(link, 0)]
+    return np.where((link >= 0) & (began > gpu["end"].to_numpy()), -1, link)
 
 
 def _clip_to_profiler_window(ann: pd.DataFrame) -> pd.DataFrame:

@@ -110,6 +110,18 @@ def test_gpu_op_without_a_matching_launch_is_unlinked():
     assert f.gpu_ops["launch"].tolist() == [-1, -1] and f.gpu_ops["op"].tolist() == [-1, -1]
 
 
+def test_a_call_that_began_after_the_gpu_op_ended_did_not_launch_it():
+    # a real DDP trace (convnext_ddp_healthy rank 1): an NCCL kernel launched before the profiler
+    # started shares its correlation id with a runtime call 230 ms after the kernel's end
+    b = one_step()
+    b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", 40, 10, correlation=1001)
+    b.runtime("cudaThreadExchangeStreamCaptureMode", 900, 2, correlation=1001)
+    b.runtime("cudaLaunchKernel", 100, 5, correlation=1002)
+    b.kernel("gemm", 110, 10, correlation=1002)
+    f = load(b)
+    assert [name_at(f.runtime, int(r)) for r in f.gpu_ops["launch"]] == [None, "cudaLaunchKernel"]
+
+
 def test_gpu_ops_when_no_runtime_call_has_a_correlation():
     b = one_step()
     b.cpu_op("aten::mm", 5, 10)
