@@ -1255,6 +1255,44 @@ def collectives_and_compute(
     return k.loc[comm], starts, ends
 
 
+DDP_FORWARD = "DistributedDataParallel.forward"
+
+
+def gradient_sync_rounds(frame: TraceFrame) -> int | None:
+    """How many times a step DDP all-reduces the whole gradient where it needs to once: in every
+    step, k >= 2 DDP forwards (micro-batches), fewer optimizer steps than that, and the step's
+    all-reduces (record_param_comms, by message size) the same bucket sequence k times over,
+    once per backward. That is gradient accumulation without model.no_sync(): all but the last
+    round are wasted. The median k over steps, else None (a step with one round, no DDP
+    forwards or no Optimizer.step annotation to count on cannot tell)."""
+    cache = _cache(frame)
+    if "sync_rounds" in cache:
+        return cache["sync_rounds"]
+    cache["sync_rounds"] = None
+    ann = frame.annotations
+    if not len(ann) or not len(frame.cpu_ops) or "input_dims" not in frame.cpu_ops:
+        return None
+    host = ann.loc[~ann["on_gpu"].to_numpy()]
+    fwd = host.loc[host["name"].astype(object) == DDP_FORWARD].groupby("step").size()
+    opt = host.loc[name_mask(host["name"], OPTIMIZER_STEP)].groupby("step").size()
+    ops = frame.cpu_ops
+    comms = ops.loc[ops["name"].astype(object) == "record_param_comms"]
+    rounds = []
+    for step in range(len(frame.steps)):
+        k, n_opt = int(fwd.get(step, 0)), int(opt.get(step, 0))
+        if k < 2 or not 0 < n_opt < k:
+            return None
+        dims = comms.loc[comms["step"] == step, "input_dims"].tolist()
+        if not dims or not all(isinstance(d, list) and d for d in dims):
+            return None  # no recorded message sizes (captured without record_shapes)
+        sizes = [str(d) for d in dims]
+        if len(sizes) % k or sizes != sizes[: len(sizes) // k] * k:
+            return None
+        rounds.append(k)
+    cache["sync_rounds"] = int(np.median(rounds)) if rounds else None
+    return cache["sync_rounds"]
+
+
 def underfilled_share(frame: TraceFrame) -> float | None:
     """Share of kernel time in kernels whose grid has fewer blocks than the GPU has SMs."""
     sms = sm_count(frame)

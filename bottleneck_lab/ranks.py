@@ -588,7 +588,11 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
             replace(
                 comm,
                 severity=severity_for_share(rest_share),
-                title=exposed_title(rest_share, f", beyond waiting for {who}"),
+                title=exposed_title(
+                    rest_share,
+                    f", beyond waiting for {who}",
+                    comm.evidence.get("gradient_sync_rounds_per_step"),
+                ),
                 time_lost_us_per_step=round(rest, 1),
                 share_pct=rest_share,
                 evidence={**comm.evidence, "peer_wait_us_per_step": round(wait, 1)},
@@ -608,8 +612,11 @@ def _straggler(
     lead: RankResult,
     min_share: float,
 ) -> Finding:
+    from .detectors.communication import no_sync_fix, rounds_note
+
     profiler = max(s["profiler_idle_us_per_step"] for s in late)
     saved = max(wait - profiler, 0.0)
+    rounds = comm.evidence.get("gradient_sync_rounds_per_step")
     share = round(100.0 * saved / step, 2)
     own = [f for s in late for f in s.get("own_findings", [])]
     causes = ", ".join(
@@ -621,7 +628,9 @@ def _straggler(
         "communication",
         severity_for_share(share) if share >= min_share else "info",
         f"Waiting for a straggler: rank {lead.rank} waits {wait / 1000:.2f} ms per step in "
-        f"collectives for {who}; making it keep pace saves ~{share:.0f}% of the step",
+        f"collectives for {who}"
+        + (f" ({rounds_note(rounds)})" if rounds else "")
+        + f"; making it keep pace saves ~{share:.0f}% of the step",
         round(saved, 1),
         share,
         {
@@ -632,8 +641,10 @@ def _straggler(
             "straggler_profiler_idle_us_per_step": round(profiler, 1),
             "straggler_own_findings": own,
             "why": [s["why"] for s in late],
+            "gradient_sync_rounds_per_step": rounds,
         },
-        f"Make {who} keep pace with the others"
+        (no_sync_fix(rounds) if rounds else "")
+        + f"Make {who} keep pace with the others"
         + (f"; its own findings say where its time goes: {causes}" if causes else "")
         + f". Overlapping communication with compute cannot help: rank {lead.rank} is waiting "
         f"for {who} to reach each collective, not transferring data.",

@@ -4,8 +4,9 @@ Symptom: NCCL (or RCCL) kernels run while no compute kernel runs on the same GPU
 Likely cause: gradients all-reduced after backward instead of overlapped with it, buckets too
 large or too small, a single stream for compute and communication, or a slow interconnect.
 Fix: let DDP/FSDP overlap communication with backward (check `bucket_cap_mb`, avoid
-`find_unused_parameters=True` where not needed, no_sync during gradient accumulation), and check
-link bandwidth with nccl-tests if exposed time stays high.
+`find_unused_parameters=True` where not needed, no_sync during gradient accumulation: named first
+where a step all-reduces its gradients once per micro-batch), and check link bandwidth with
+nccl-tests if exposed time stays high.
 """
 
 from __future__ import annotations
@@ -30,11 +31,27 @@ class Config:
     min_share_pct: float = 3.0
 
 
-def exposed_title(share_pct: float, beyond: str = "") -> str:
-    """The finding's title; `beyond` names what the share leaves out (ranks.straggler_findings)."""
+def exposed_title(share_pct: float, beyond: str = "", rounds: int | None = None) -> str:
+    """The finding's title; `beyond` names what the share leaves out (ranks.straggler_findings),
+    `rounds` the gradient all-reduces a step where one would do (facts.gradient_sync_rounds)."""
     return (
         f"Exposed communication: {share_pct:.1f}% of the step in collectives not overlapped "
-        f"with compute{beyond}"
+        f"with compute{beyond}" + (f"; {rounds_note(rounds)}" if rounds else "")
+    )
+
+
+def rounds_note(rounds: int) -> str:
+    return (
+        f"the gradients are all-reduced {rounds} times a step, once per micro-batch, for one "
+        "optimizer step"
+    )
+
+
+def no_sync_fix(rounds: int) -> str:
+    return (
+        f"Under gradient accumulation, run the forward and backward of all but the last "
+        f"micro-batch inside model.no_sync(): {rounds - 1} of the {rounds} gradient all-reduces a "
+        "step go, with the waits between ranks at each. "
     )
 
 
@@ -72,8 +89,10 @@ def detect(frame: TraceFrame, cfg: Config):
             for c in comm.nlargest(3, "dur").itertuples()
         ],
     }
-    title = exposed_title(share)
-    fix = (
+    rounds = facts.gradient_sync_rounds(frame)
+    evidence["gradient_sync_rounds_per_step"] = rounds
+    title = exposed_title(share, rounds=rounds)
+    fix = (no_sync_fix(rounds) if rounds else "") + (
         "Overlap gradient communication with backward (DDP/FSDP do this by default: check "
         "bucket_cap_mb, avoid find_unused_parameters=True, use no_sync during accumulation); "
         "if exposed time stays high, measure the interconnect with nccl-tests."

@@ -902,6 +902,58 @@ def test_communication_overlapped_is_silent_although_nccl_ran():
     assert "communication" not in d.skipped and finding(d, "communication") is None
 
 
+def _accumulating(k: int, rounds: int, sizes=((1024,), (4096,))) -> TraceBuilder:
+    """Two steps of k DDP micro-batches and one optimizer step; the gradient buckets (`sizes`)
+    all-reduced after `rounds` of the micro-batches' backwards, each round exposed."""
+    b = TraceBuilder(rank=0, world_size=2)
+    for n, t0 in enumerate((0.0, 10_000.0)):
+        b.step(n + 1, t0, 10_000)
+        for i in range(k):
+            t = t0 + i * 2000
+            b.annotation(facts.DDP_FORWARD, t, 500)
+            launch(b, t + 10, t + 20, 900, kernel="gemm_a")
+            if i >= k - rounds:
+                for j, size in enumerate(sizes):
+                    b.cpu_op(
+                        "record_param_comms",
+                        t + 1000 + j * 300,
+                        5,
+                        args={"Input Dims": [[list(size)]], "Collective name": "allreduce"},
+                    )
+                    launch(
+                        b,
+                        t + 1000 + j * 300,
+                        t + 1000 + j * 300,
+                        250,
+                        name="c10d::allreduce_",
+                        kernel="ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                        stream=20,
+                    )
+        b.annotation("Optimizer.step#AdamW.step", t0 + k * 2000, 300)
+    return b
+
+
+def test_all_reduce_on_every_micro_batch_names_no_sync():
+    f = finding(diagnose([load(_accumulating(4, 4))]), "communication")
+    assert f.evidence["gradient_sync_rounds_per_step"] == 4
+    assert "all-reduced 4 times a step, once per micro-batch" in f.title
+    assert f.fix.startswith("Under gradient accumulation") and "model.no_sync()" in f.fix
+
+
+def test_all_reduce_once_per_optimizer_step_is_not_called_wasted():
+    # the same micro-batches under no_sync: one round, after the last backward
+    assert facts.gradient_sync_rounds(load(_accumulating(4, 1))) is None
+    f = finding(diagnose([load(_accumulating(4, 1))]), "communication")
+    assert f is None or "no_sync" not in f.fix.split("Overlap")[0]
+
+
+def test_real_ddp_accumulation_all_reduces_once_per_micro_batch_only_when_bad():
+    zoo = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "gpt2_ddp_accum_no_sync"
+    for variant, rounds in (("bad", 4), ("fixed", None)):
+        for frame in load_trace(zoo / variant):
+            assert facts.gradient_sync_rounds(frame) == rounds
+
+
 # --- precision ----------------------------------------------------------------------------------
 
 
