@@ -4643,6 +4643,27 @@ HOLDOUT76: tuple[Scenario, ...] = (
         gpus=2,
     ),
 )
+# Holdout 77 (2026-11-30, fiftieth session), written and committed before it ran, after holdout
+# 76 was scored and the communication finding was changed (waiting for a peer left out): a run
+# whose collectives really are slow, to check that change does not hide them. Holdout 76's
+# ViT-B/16 DDP run (batch 64 a GPU, BF16 autocast, fused AdamW) on the same two H200s, with
+# NCCL_P2P_DISABLE=1 in its environment (bad) vs without it (fixed). Rules: the fix counts if the
+# fixed run's synchronised step (the slowest rank's sidecar) is >= 10% shorter; then the bad
+# run's diagnosis is communication and the fixed run is healthy; under 10% both are healthy. The
+# other rules are holdout 76's (GPU busy of compute kernels under 80% on any rank allows
+# host_bound and launch_overhead; --savings: without DDP >= 10% faster allows communication,
+# DDP + torch.compile(model) >= 10% faster allows fusion). The labels below are the rules before
+# any measurement; they are to be set from the measurements before scoring.
+HOLDOUT77: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_ddp_p2p_disabled",
+        "DDP on 2 GPUs, timm ViT-B/16, batch 64 a GPU, BF16 autocast, fused AdamW: "
+        "NCCL_P2P_DISABLE=1 left in the environment vs unset",
+        {"bad": Run(_k("communication")), "fixed": HEALTHY},
+        fix_kind="communication",
+        gpus=2,
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4787,6 +4808,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT74
     + HOLDOUT75
     + HOLDOUT76
+    + HOLDOUT77
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -156,6 +156,13 @@ def vit_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bool = 
     return _timm_ddp("vit_base_patch16_224", 64, False, rank, ddp, compiled)
 
 
+def vit_ddp_p2p_disabled(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """vit_ddp_healthy's run with NCCL_P2P_DISABLE=1 left in the environment (bad: a workaround
+    for hangs on consumer GPUs, copied into a launch script; NCCL then moves data through host
+    shared memory instead of NVLink) vs unset (fixed). main() sets it before NCCL starts."""
+    return _timm_ddp("vit_base_patch16_224", 64, False, rank, ddp, compiled)
+
+
 def convnext_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
     """timm ConvNeXt-T, DDP, batch 128 a GPU, BF16 autocast + channels_last, fused AdamW."""
     return _timm_ddp("convnext_tiny", 128, True, rank, ddp, compiled)
@@ -167,7 +174,10 @@ SCENARIOS = {
     "gpt2_ddp_accum_no_sync": gpt2_ddp_accum_no_sync,
     "vit_ddp_healthy": vit_ddp_healthy,
     "convnext_ddp_healthy": convnext_ddp_healthy,
+    "vit_ddp_p2p_disabled": vit_ddp_p2p_disabled,
 }
+# the environment a run starts NCCL with: (scenario, variant) -> variables
+NCCL_ENV = {("vit_ddp_p2p_disabled", "bad"): {"NCCL_P2P_DISABLE": "1"}}
 TIMED_STEPS = 5
 
 
@@ -204,6 +214,7 @@ def main() -> int:
     args = p.parse_args()
     rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(rank)
+    os.environ.update(NCCL_ENV.get((args.scenario, args.variant), {}))
     dist.init_process_group("nccl")
     torch.manual_seed(rank)
     if args.savings:
