@@ -1255,6 +1255,22 @@ def collectives_and_compute(
     return k.loc[comm], starts, ends
 
 
+def queued_compute(frame: TraceFrame, device: int | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """When the device had compute queued and not running: from each non-collective kernel's
+    launch returning to its start (sorted, disjoint). None when under half of those kernels have
+    a recorded launch: the trace cannot tell."""
+    k = kernels(frame, device)
+    compute = k.loc[~name_mask(k["name"], COLLECTIVE)]
+    launch = compute["launch"].to_numpy()
+    linked = launch >= 0
+    if not len(compute) or linked.mean() < 0.5:
+        return None
+    returned = frame.runtime["end"].to_numpy()[launch[linked]]
+    starts = compute["ts"].to_numpy()[linked]
+    waiting = starts > returned
+    return iv.union(returned[waiting], starts[waiting])
+
+
 DDP_FORWARD = "DistributedDataParallel.forward"
 
 

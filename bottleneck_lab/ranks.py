@@ -566,7 +566,12 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     ) or 0.0
     if step <= 0:
         return findings
-    exposed = comm.time_lost_us_per_step or 0.0
+    # waiting counts up to all the collectives' exposed time, held-up compute or not: a late
+    # rank's wait shows as its peers' exposed NCCL time whatever their hosts were doing
+    exposed = max(
+        comm.evidence.get("exposed_us_per_step") or 0.0, comm.time_lost_us_per_step or 0.0
+    )
+    held = comm.time_lost_us_per_step or 0.0
     kept = [f for f in findings if f is not comm]
     if late and not any(s["rank"] == lead.rank for s in late):
         names = ", ".join(str(s["rank"]) for s in late)
@@ -579,8 +584,8 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     else:
         who = "the other ranks"
         wait = min(row["collective_exposed_wait_us_per_step"] or 0.0, exposed)
-    rest = min(exposed - wait, row["collective_exposed_transfer_us_per_step"])
-    if rest >= exposed:
+    rest = min(held, exposed - wait, row["collective_exposed_transfer_us_per_step"])
+    if rest >= held:
         return [*kept, comm]
     rest_share = round(100.0 * rest / step, 2)
     if rest_share >= min_share:
@@ -596,7 +601,7 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
                 time_lost_us_per_step=round(rest, 1),
                 share_pct=rest_share,
                 evidence={**comm.evidence, "peer_wait_us_per_step": round(wait, 1)},
-                efficiency=_efficiency_if_saved(comm, exposed, rest, step),
+                efficiency=_efficiency_if_saved(comm, held, rest, step),
             )
         )
     return kept
@@ -648,7 +653,7 @@ def _straggler(
         + (f"; its own findings say where its time goes: {causes}" if causes else "")
         + f". Overlapping communication with compute cannot help: rank {lead.rank} is waiting "
         f"for {who} to reach each collective, not transferring data.",
-        _efficiency_if_saved(comm, exposed, saved, step),
+        _efficiency_if_saved(comm, comm.time_lost_us_per_step or 0.0, saved, step),
     )
 
 

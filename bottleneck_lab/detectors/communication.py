@@ -1,6 +1,10 @@
 """Collective communication not hidden behind compute.
 
-Symptom: NCCL (or RCCL) kernels run while no compute kernel runs on the same GPU.
+Symptom: NCCL (or RCCL) kernels run while no compute kernel runs on the same GPU and compute is
+queued behind them (launched, waiting to start). Where nothing was queued the GPU would have
+idled anyway, for the host: that time is the host's, and faster communication would not give it
+back (a ViT's all-reduces 9x slower through host memory, NCCL_P2P_DISABLE=1, ran mostly in such
+gaps under the profiler and measured no slower a step without it).
 Likely cause: gradients all-reduced after backward instead of overlapped with it, buckets too
 large or too small, a single stream for compute and communication, or a slow interconnect.
 Fix: let DDP/FSDP overlap communication with backward (check `bucket_cap_mb`, avoid
@@ -35,8 +39,8 @@ def exposed_title(share_pct: float, beyond: str = "", rounds: int | None = None)
     """The finding's title; `beyond` names what the share leaves out (ranks.straggler_findings),
     `rounds` the gradient all-reduces a step where one would do (facts.gradient_sync_rounds)."""
     return (
-        f"Exposed communication: {share_pct:.1f}% of the step in collectives not overlapped "
-        f"with compute{beyond}" + (f"; {rounds_note(rounds)}" if rounds else "")
+        f"Exposed communication: {share_pct:.1f}% of the step in collectives that queued "
+        f"compute waits for{beyond}" + (f"; {rounds_note(rounds)}" if rounds else "")
     )
 
 
@@ -56,13 +60,20 @@ def no_sync_fix(rounds: int) -> str:
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    comm, ks, ke = facts.collectives_and_compute(frame, facts.main_device(frame))
+    dev = facts.main_device(frame)
+    comm, ks, ke = facts.collectives_and_compute(frame, dev)
     if not len(comm):
         return []
     cs, ce = iv.union(comm["ts"].to_numpy(), comm["end"].to_numpy())
     comm_total = iv.total(cs, ce)
     exposed = comm_total - float(iv.overlap_with(ks, ke, cs, ce).sum())
-    per_step, share = cost(frame, exposed)
+    held = exposed
+    queued = facts.queued_compute(frame, dev)
+    if queued is not None and len(ks):
+        gs, ge = iv.gaps(ks, ke, float(cs[0]), float(ce[-1]))
+        es, ee = iv.intersect(gs, ge, cs, ce)  # collectives running with no compute beside
+        held = float(iv.overlap_with(*queued, es, ee).sum())
+    per_step, share = cost(frame, held)
     if share < cfg.min_share_pct:
         return []
     n_steps = max(len(frame.steps), 1)
@@ -78,7 +89,8 @@ def detect(frame: TraceFrame, cfg: Config):
     )
     evidence = {
         "collective_us_per_step": round(comm_total / n_steps, 1),
-        "exposed_us_per_step": per_step,
+        "exposed_us_per_step": round(exposed / n_steps, 1),
+        "compute_waiting_us_per_step": per_step,
         "overlapped_pct": round(100 * (1 - exposed / comm_total), 1) if comm_total else None,
         "collectives_per_step": round(len(comm) / n_steps, 1),
         "time_by_kernel_us_per_step": {
@@ -110,10 +122,12 @@ COMM_STREAM = 20
 
 def example(bad: bool) -> TraceBuilder:
     """Compute runs 10-500 on stream 7; the all-reduce (400 µs, stream 20) runs after it, 510-910,
-    when bad, and inside it, 50-450, when good."""
+    when bad, and inside it, 50-450, when good. The optimizer's kernel, launched at 30, waits for
+    it and runs after it (910 when bad, 510 when good)."""
     b = TraceBuilder(rank=0, world_size=2)
     for t0 in steps(b, cpu_us=40):
         launch(b, t0, t0 + 10, 490, kernel="gemm_a")
+        launch(b, t0 + 30, t0 + (910 if bad else 510), 20, name="aten::_fused_adamw_")
         launch(
             b,
             t0 + 10,

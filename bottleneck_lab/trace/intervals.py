@@ -68,3 +68,13 @@ def overlap_with(
         return np.where(i > 0, full + partial, 0.0)
 
     return covered_before(qe) - covered_before(qs)
+
+
+def intersect(
+    starts: np.ndarray, ends: np.ndarray, qs: np.ndarray, qe: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The time two sets of disjoint sorted intervals share, as disjoint sorted intervals."""
+    pieces = [clip(starts, ends, a, b) for a, b in zip(qs, qe)]
+    if not pieces:
+        return np.empty(0), np.empty(0)
+    return np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces])

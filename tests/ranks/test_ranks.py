@@ -30,8 +30,9 @@ except ImportError:
 def _rank_trace(
     rank: int, nccl_us: list[float], step_us: float = 1000.0, hidden: bool = False
 ) -> TraceBuilder:
-    """Two steps, each one compute kernel then one all-reduce of the given duration; hidden: a
-    second compute kernel on another stream runs under the whole all-reduce (a prefetch)."""
+    """Two steps, each one compute kernel, one all-reduce of the given duration and an optimizer
+    kernel queued behind it; hidden: a second compute kernel on another stream runs under the
+    whole all-reduce (a prefetch)."""
     b = TraceBuilder(rank=rank, world_size=2)
     for i, nccl in enumerate(nccl_us):
         t0 = i * step_us
@@ -54,6 +55,15 @@ def _rank_trace(
             kernel="ncclDevKernel_AllReduce_Sum_f32_RING_LL",
             kernel_ts=t0 + 300,
             kernel_dur=nccl,
+        )
+        # the optimizer, launched at once, waits for the all-reduce: compute queued behind it
+        b.op_with_kernel(
+            "aten::_fused_adamw_",
+            t0 + 230,
+            10,
+            kernel="adamw",
+            kernel_ts=t0 + 300 + nccl,
+            kernel_dur=20,
         )
     return b
 
