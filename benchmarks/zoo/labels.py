@@ -4678,6 +4678,24 @@ HOLDOUT77: tuple[Scenario, ...] = (
         gpus=2,
     ),
 )
+# Holdout 78 (2026-11-30, fiftieth session), written and committed before it ran, after holdout
+# 77 was scored and the communication finding was changed to price only exposed time that queued
+# compute waits for: a run whose communication should cost the step, to check that change does
+# not hide it. Holdout 76's ViT-B/16 DDP run on the same two H200s with NCCL_P2P_DISABLE=1,
+# NCCL_SHM_DISABLE=1 and NCCL_IB_DISABLE=1 (NCCL over TCP on loopback; bad) vs unset (fixed).
+# multi_gpu.py --savings now warms up 10 steps before each timing (3 before; holdout 77). Rules:
+# holdout 77's. The labels below are the rules before any measurement; they are to be set from
+# the measurements before scoring.
+HOLDOUT78: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_ddp_socket_transport",
+        "DDP on 2 GPUs, timm ViT-B/16, batch 64 a GPU, BF16 autocast, fused AdamW: NCCL's "
+        "P2P, shared-memory and InfiniBand transports disabled (TCP on loopback) vs default",
+        {"bad": Run(_k("communication")), "fixed": HEALTHY},
+        fix_kind="communication",
+        gpus=2,
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4823,6 +4841,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT75
     + HOLDOUT76
     + HOLDOUT77
+    + HOLDOUT78
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}
@@ -5221,4 +5240,12 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "twins_launch_blocking/fixed": (11.1,),
     "deepseek_v3_healthy/healthy": (54.7,),
     "res2net_healthy/healthy": (1.0,),
+    # holdouts 76 and 77, two H200s: DDP with torch.compile(model) against DDP eager, the
+    # slowest rank (multi_gpu.py --savings), measured after capture, before scoring
+    "gpt2_ddp_accum_no_sync/bad": (-7.3,),
+    "gpt2_ddp_accum_no_sync/fixed": (-1.8,),
+    "vit_ddp_healthy/healthy": (-48.9,),
+    "convnext_ddp_healthy/healthy": (5.6,),
+    "vit_ddp_p2p_disabled/bad": (41.6,),
+    "vit_ddp_p2p_disabled/fixed": (-10.8,),
 }
