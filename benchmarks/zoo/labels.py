@@ -4685,13 +4685,22 @@ HOLDOUT77: tuple[Scenario, ...] = (
 # NCCL_SHM_DISABLE=1 and NCCL_IB_DISABLE=1 (NCCL over TCP on loopback; bad) vs unset (fixed).
 # multi_gpu.py --savings now warms up 10 steps before each timing (3 before; holdout 77). Rules:
 # holdout 77's. The labels below are the rules before any measurement; they are to be set from
-# the measurements before scoring.
+# the measurements before scoring; they were, below, from the same lease.
 HOLDOUT78: tuple[Scenario, ...] = (
     Scenario(
         "vit_ddp_socket_transport",
         "DDP on 2 GPUs, timm ViT-B/16, batch 64 a GPU, BF16 autocast, fused AdamW: NCCL's "
         "P2P, shared-memory and InfiniBand transports disabled (TCP on loopback) vs default",
-        {"bad": Run(_k("communication")), "fixed": HEALTHY},
+        # measured: 127.22 -> 36.09 ms (71.6% saved; the slowest rank's sidecars): the fix
+        # counts. GPU busy (compute) 29.08 and 29.14 of 127 ms (23%) on bad, 26.47 (73%) and
+        # 32.95 (93%) of 36 on fixed: host_bound and launch_overhead allowed on both. --savings:
+        # without DDP 75.5% faster on bad (127.64 -> 31.28), 2.2% slower on fixed's slowest rank
+        # (29.81 -> 30.46): communication allowed on bad only. DDP + torch.compile(model): 4.2%
+        # and -36.3%: no fusion
+        {
+            "bad": Run(_k("communication"), _k("host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
         fix_kind="communication",
         gpus=2,
     ),
@@ -5248,4 +5257,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "convnext_ddp_healthy/healthy": (5.6,),
     "vit_ddp_p2p_disabled/bad": (41.6,),
     "vit_ddp_p2p_disabled/fixed": (-10.8,),
+    # holdout 78, the same, after 10 warm-up steps
+    "vit_ddp_socket_transport/bad": (4.2,),
+    "vit_ddp_socket_transport/fixed": (-36.3,),
 }
