@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch
 import torch.distributed as dist
 
+# the zoo's single-GPU training step (BF16 autocast, zero_grad, backward, optimizer step)
+from scenarios import _train_step  # benchmarks/zoo: this script's own folder
+
 from bottleneck_lab.capture import TimingSettings, capture, time_steps
 
 FIXED_BLOCKS = TimingSettings(min_blocks=3, max_blocks=3, min_seconds=0.0)
@@ -140,14 +143,7 @@ def _timm_ddp(arch: str, batch: int, channels_last: bool, rank: int, ddp: bool, 
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
     y = torch.randint(0, 1000, (batch,), device="cuda")
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(model(x), y))
     return step, batch, {"model": f"timm {arch} DDP", "bf16_autocast": True}
 
 
