@@ -4705,6 +4705,34 @@ HOLDOUT78: tuple[Scenario, ...] = (
         gpus=2,
     ),
 )
+# Holdout 79 (2026-11-30, fifty-first session), written and committed before it ran, after
+# holdout 78 was scored and the straggler was judged against the profiler's highest measured
+# share: sharded data parallelism, which the zoo had only as one healthy run (fsdp2_gpt2). HF
+# GPT-2 large (36 x 1280, random weights) under FSDP2 on the same two H200s, BF16 parameters and
+# FP32 gradient reduction, 4 x 1024 tokens a GPU, AdamW: fully_shard on the root module only
+# (bad: one unit, the whole model all-gathered before the forward and reduce-scattered after the
+# backward) vs on each transformer block and then the root (fixed). Rules: holdout 76's, with
+# FSDP2 for DDP: the fix counts if the fixed run's synchronised step (the slowest rank's
+# sidecar median) is >= 10% shorter; then the bad run's diagnosis is communication and the
+# fixed run is healthy; under 10% both runs are healthy. On every run: a GPU busy (compute
+# kernels, NCCL's left out) under 80% of the synchronised step on any rank allows host_bound
+# and launch_overhead; communication is allowed where the step without sharding (--savings:
+# each rank trains the model unsharded under BF16 autocast, no collectives) measured >= 10%
+# faster (the slowest rank); fusion where FSDP2 with torch.compile(model) measured >= 10%
+# faster (--savings). A peak memory the run's own findings call near capacity is not expected
+# on a 141 GB GPU: activation_memory and memory_capacity >= medium are false alarms. Any other
+# finding >= medium is a false alarm. The labels below are the rules before any measurement;
+# they are to be set from the measurements before scoring.
+HOLDOUT79: tuple[Scenario, ...] = (
+    Scenario(
+        "gpt2_fsdp2_root_only",
+        "FSDP2 on 2 GPUs, HF GPT-2 large, 4 x 1024 tokens a GPU, BF16 params, FP32 reduce, "
+        "AdamW: fully_shard on the root only vs on each block, then the root",
+        {"bad": Run(_k("communication")), "fixed": Run(None)},
+        fix_kind="communication",
+        gpus=2,
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both

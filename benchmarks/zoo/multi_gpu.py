@@ -171,6 +171,50 @@ def convnext_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bo
     return _timm_ddp("convnext_tiny", 128, True, rank, ddp, compiled)
 
 
+def gpt2_fsdp2_root_only(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """HF GPT-2 large (36 x 1280) under FSDP2, BF16 parameters and FP32 gradient reduction,
+    4 x 1024 tokens a GPU, AdamW (foreach). bad: fully_shard on the root module only, so the
+    whole model is one unit: every parameter is all-gathered before the forward and every
+    gradient reduce-scattered after the backward, with nothing to overlap either with. fixed:
+    fully_shard on each transformer block, then the root (the order PyTorch's FSDP2 tutorial
+    gives), so one block's all-gather runs under the previous block's compute. ddp=False
+    (--savings' side without communication): the same model on each rank unsharded, under BF16
+    autocast."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    cfg = GPT2Config(n_layer=36, n_embd=1280, n_head=20, vocab_size=50304)
+    model = GPT2LMHeadModel(cfg).cuda()
+    if ddp:
+        mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+        if variant == "fixed":
+            for block in model.transformer.h:
+                fully_shard(block, mp_policy=mp)
+        fully_shard(model, mp_policy=mp)
+    if compiled:
+        model = torch.compile(model)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    ids = torch.randint(0, cfg.vocab_size, (4, 1024), device="cuda")
+    cast = contextlib.nullcontext if ddp else lambda: torch.autocast("cuda", dtype=torch.bfloat16)
+
+    def step():
+        with cast():
+            loss = model(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    return (
+        step,
+        4,
+        {
+            "model": "gpt2-large FSDP2",
+            "mixed_precision": "bf16 params, fp32 reduce",
+            "sharded": "root only" if variant == "bad" else "each block, then the root",
+        },
+    )
+
+
 SCENARIOS = {
     "ddp_slow_rank": ddp_slow_rank,
     "fsdp2_gpt2": fsdp2_gpt2,
@@ -179,6 +223,7 @@ SCENARIOS = {
     "convnext_ddp_healthy": convnext_ddp_healthy,
     "vit_ddp_p2p_disabled": vit_ddp_p2p_disabled,
     "vit_ddp_socket_transport": vit_ddp_socket_transport,
+    "gpt2_fsdp2_root_only": gpt2_fsdp2_root_only,
 }
 # the environment a run starts NCCL with: (scenario, variant) -> variables
 NCCL_ENV = {
@@ -245,7 +290,11 @@ def main() -> int:
         out_dir=args.out / args.scenario / args.variant,
         batch_size=batch,
         timed_steps=TIMED_STEPS,
-        config=config | {"world_size": dist.get_world_size()},
+        config=config
+        | {
+            "world_size": dist.get_world_size(),
+            "nccl_env": NCCL_ENV.get((args.scenario, args.variant), {}),
+        },
         timing=FIXED_BLOCKS,
     )
     dist.barrier()
