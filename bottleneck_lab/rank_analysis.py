@@ -81,6 +81,16 @@ def summarize(frame: TraceFrame, peak: PeakChoice | None = None) -> Summary:
             "idle_us_per_step": round(overhead, 1),
             "slowed_host_idle_us_per_step": round(facts.slowed_host_us(frame) / stats.count, 1),
             "step_time_us_without_profiler_est": round(without_us, 1),
+            # the most idle a plausible profiler cost explains (its highest measured share):
+            # what a rank's lateness to its peers must exceed to be its own (ranks.py)
+            "idle_us_per_step_at_high_share": round(
+                float(
+                    np.mean(
+                        facts.profiler_idle_by_step_us(frame, facts.PROFILER_SHARE_OF_HOST_OP_HIGH)
+                    )
+                ),
+                1,
+            ),
             "us_per_recorded_op": facts.profiler_us_per_op(frame),
             "note": "idle that only the profiler's per-op cost, or a host running the same ops "
             "slower in some steps, created; findings leave it out",
