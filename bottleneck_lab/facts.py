@@ -1328,24 +1328,25 @@ def reducer_host_us(frame: TraceFrame) -> float:
     if not len(ops) or not len(frame.steps):
         return 0.0
     names = ops["name"].astype(object).to_numpy()
+    tids = ops["tid"].to_numpy()
     in_step = ops["step"].to_numpy() >= 0
+    reducer = in_step & name_mask(ops["name"], REDUCER_OPS)
+    starts, ends = ops["ts"].to_numpy(dtype=float), ops["end"].to_numpy(dtype=float)
+    lo, hi = float(starts.min()), float(ends.max())
     total, recorded = 0.0, 0
-    for tid in np.unique(ops["tid"].to_numpy()[in_step & name_mask(ops["name"], REDUCER_OPS)]):
-        on = in_step & (ops["tid"].to_numpy() == tid)
-        spans = [
-            ops.loc[on & (names == n), ["ts", "end"]].to_numpy(dtype=float).T
-            for n in (ACCUMULATE_GRAD_EVAL, ACCUMULATE_GRAD)
-        ]
+    for tid in np.unique(tids[reducer]):
+        on = in_step & (tids == tid)
+        evals, accs = (on & (names == n) for n in (ACCUMULATE_GRAD_EVAL, ACCUMULATE_GRAD))
         hooks = iv.intersect(
-            *iv.union(*spans[0]),
-            *iv.gaps(*iv.union(*spans[1]), float(ops["ts"].min()), float(ops["end"].max())),
+            *iv.union(starts[evals], ends[evals]),
+            *iv.gaps(*iv.union(starts[accs], ends[accs]), lo, hi),
         )
-        red = (
-            ops.loc[on & name_mask(ops["name"], REDUCER_OPS), ["ts", "end"]].to_numpy(dtype=float).T
+        red = reducer & (tids == tid)
+        s, e = iv.union(
+            np.concatenate([hooks[0], starts[red]]), np.concatenate([hooks[1], ends[red]])
         )
-        s, e = iv.union(np.concatenate([hooks[0], red[0]]), np.concatenate([hooks[1], red[1]]))
         total += iv.total(s, e)
-        ts = np.sort(ops.loc[on, "ts"].to_numpy(dtype=float))
+        ts = np.sort(starts[on])
         recorded += int((np.searchsorted(ts, e) - np.searchsorted(ts, s)).sum())
     n = max(step_stats(frame).count, 1)
     return max(total - profiler_us_per_op(frame) * recorded, 0.0) / n

@@ -596,6 +596,8 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
     rest = min(held, exposed - wait, row["collective_exposed_transfer_us_per_step"])
     # the reducer's own work in rounds no_sync removes is the rank's, not waiting for a peer
     rest = max(rest, comm.evidence.get("no_sync_saving_us_per_step") or 0.0)
+    if rest >= held:
+        return [*kept, comm]
     rest_share = round(100.0 * rest / step, 2)
     if rest_share >= min_share:
         kept.append(
@@ -604,7 +606,7 @@ def straggler_findings(findings: list[Finding], view: dict, lead: RankResult) ->
                 severity=severity_for_share(rest_share),
                 title=exposed_title(
                     rest_share,
-                    f", beyond waiting for {who}" if rest < held else "",
+                    f", beyond waiting for {who}",
                     comm.evidence.get("gradient_sync_rounds_per_step"),
                 ),
                 time_lost_us_per_step=round(rest, 1),

@@ -74,8 +74,8 @@ def no_sync_saving_us(
     a step: all rounds but one of the reducer's host work (facts.reducer_host_us) and of the
     collective time queued compute waits for (`held_us`). The step is bounded by its host's own
     work and by its GPU's (compute and that waiting); it shortens by what the busier of the two
-    loses. HF GPT-2 medium under DDP, 4 micro-batches, host-bound: 37.1 ms a step of 493 on the
-    faster rank; no_sync measured 49.2 of 414.5 ms (11.9%). Left out: the scaled copies into the
+    loses. HF GPT-2 medium under DDP, 4 micro-batches, host-bound: 50.3 ms a step on rank 0 (3/4
+    of its 67.0 ms of reducer work); no_sync measured 49.2 of 414.5 ms (11.9%). Left out: the scaled copies into the
     buckets on the GPU, and the waits between ranks at each round."""
     drop = (rounds - 1) / rounds
     host = facts.host_time_us(frame, facts.PROFILER_SHARE_OF_HOST_OP)
