@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .. import facts
 from ..diagnosis import Finding, severity_for_share
 from ..trace import TraceFrame
@@ -67,9 +65,7 @@ def no_sync_fix(rounds: int) -> str:
     )
 
 
-def no_sync_saving_us(
-    frame: TraceFrame, rounds: int, ks: np.ndarray, ke: np.ndarray, held_us: float
-) -> float:
+def no_sync_saving_us(frame: TraceFrame, rounds: int, held_us: float) -> float:
     """µs per step that model.no_sync() saves where the gradients are all-reduced `rounds` times
     a step: all rounds but one of the reducer's host work (facts.reducer_host_us) and of the
     collective time queued compute waits for (`held_us`). The step is bounded by its host's own
@@ -79,29 +75,21 @@ def no_sync_saving_us(
     buckets on the GPU, and the waits between ranks at each round."""
     drop = (rounds - 1) / rounds
     host = facts.host_time_us(frame, facts.PROFILER_SHARE_OF_HOST_OP)
-    ws, we = facts.step_windows(frame)
-    gpu = iv.total(*iv.intersect(ks, ke, ws, we)) / max(len(frame.steps), 1) + held_us
+    gpu = facts.compute_us(frame) + held_us
     after = max(host - drop * facts.reducer_host_us(frame), gpu - drop * held_us)
     return max(max(host, gpu) - after, 0.0)
 
 
 def detect(frame: TraceFrame, cfg: Config):
-    dev = facts.main_device(frame)
-    comm, ks, ke = facts.collectives_and_compute(frame, dev)
+    comm, _, _ = facts.collectives_and_compute(frame, facts.main_device(frame))
     if not len(comm):
         return []
-    cs, ce = iv.union(comm["ts"].to_numpy(), comm["end"].to_numpy())
-    comm_total = iv.total(cs, ce)
-    exposed = comm_total - float(iv.overlap_with(ks, ke, cs, ce).sum())
-    held = exposed
-    queued = facts.queued_compute(frame, dev)
-    if queued is not None and len(ks):
-        gs, ge = iv.gaps(ks, ke, float(cs[0]), float(ce[-1]))
-        es, ee = iv.intersect(gs, ge, cs, ce)  # collectives running with no compute beside
-        held = float(iv.overlap_with(*queued, es, ee).sum())
+    comm_total = iv.total(*iv.union(comm["ts"].to_numpy(), comm["end"].to_numpy()))
+    held_collectives = facts.held_collectives(frame)
+    exposed, held = held_collectives.exposed, held_collectives.held
     n_steps = max(len(frame.steps), 1)
     rounds = facts.gradient_sync_rounds(frame)
-    no_sync = no_sync_saving_us(frame, rounds, ks, ke, held / n_steps) if rounds else 0.0
+    no_sync = no_sync_saving_us(frame, rounds, held / n_steps) if rounds else 0.0
     per_step, share = cost(frame, max(held, no_sync * n_steps))
     if share < cfg.min_share_pct:
         return []

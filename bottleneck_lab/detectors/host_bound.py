@@ -18,6 +18,10 @@ split its foreach work (facts.optimizer_groups_fragmented), title and fix say so
 Estimate: the idle left once the profiler's own host cost is taken out at the highest share of
 host time measured for it (facts.PROFILER_SHARE_OF_HOST_OP_HIGH), since the profiler slows the
 very host work these gaps wait on.
+Under FSDP2 with many units (facts.fsdp_hooks) the GPU waits for the host inside NCCL kernels,
+for a peer whose host has not yet launched its side, not in idle gaps: where sharding the model
+as one unit would save more than the gaps hold (fsdp_one_unit_saving_us), title, fix and
+estimate are that.
 """
 
 from __future__ import annotations
@@ -99,6 +103,40 @@ def detect(frame: TraceFrame, cfg: Config):
             ".item(), print or data-dependent branch inside the compiled code is the usual "
             "cause. " + fix
         )
+    total = facts.host_idle_at_high_profiler_share(frame, "host_bound")
+    hooks, units = facts.fsdp_hooks(frame)
+    fsdp, host, gpu = fsdp_one_unit_saving_us(frame, hooks, units)
+    if fsdp * max(len(frame.steps), 1) > total:
+        # holdout 79's GPT-2 large with one FSDP2 unit per block: the GPU, its compute 94 ms a
+        # step, waited in NCCL kernels for the hosts (not idle, so not in the gaps above); the
+        # root as one unit measured 47.8% faster (1 - 153.3/293.6), 41.4% promised here
+        title = (
+            f"FSDP2's per-unit hooks set the step: {units} units, {hooks / 1000:.1f} ms of host "
+            "work a step in their hooks while the GPU waits; the model as one unit saves "
+            "~{share:.1f}% of the step ({per_step:.0f} µs per step)"
+        )
+        fix = (
+            f"Each FSDP2 unit (each fully_shard call) runs its hooks four times a step, about "
+            f"{hooks / units / 1000:.1f} ms of host work a unit here whatever its size, and this "
+            "step is bound by its host. Shard in fewer, larger units: fully_shard a list of "
+            "consecutive blocks (fully_shard([blocks[i], blocks[i + 1], ...]) makes them one "
+            "unit), or, where every GPU can hold the model's parameters unsharded, the root "
+            "alone; the estimate is the root alone. reshard_after_forward=False on the blocks "
+            "also drops the backward's all-gathers, keeping each block's parameters gathered "
+            "from its forward to its backward."
+        )
+        total = fsdp * max(len(frame.steps), 1)
+    fsdp_evidence = (
+        {
+            "fsdp_units": units,
+            "fsdp_hook_host_us_per_step": round(hooks, 1),
+            "fsdp_one_unit_saving_us_per_step": round(fsdp, 1),
+            "host_work_us_per_step": round(host, 1),
+            "gpu_work_us_per_step": round(gpu, 1),
+        }
+        if units >= 2
+        else {}
+    )
     return idle_finding(
         frame,
         CODE,
@@ -108,6 +146,7 @@ def detect(frame: TraceFrame, cfg: Config):
         fix,
         cfg.min_share_pct,
         extra={
+            **fsdp_evidence,
             "idle_us_total_at_median_profiler_share": round(median, 1),
             "profiler_share_assumed": facts.PROFILER_SHARE_OF_HOST_OP_HIGH,
             "compiled_graphs_per_step": round(graphs, 1),
@@ -115,8 +154,29 @@ def detect(frame: TraceFrame, cfg: Config):
             # gaps_per_step is idle_finding's own
             **{k: v for k, v in spread.items() if k != "gaps_per_step"},
         },
-        total_us=facts.host_idle_at_high_profiler_share(frame, "host_bound"),
+        total_us=total,
     )
+
+
+def fsdp_one_unit_saving_us(
+    frame: TraceFrame, hooks_us: float, units: int
+) -> tuple[float, float, float]:
+    """(µs per step that sharding the model as one FSDP2 unit saves where it runs as `units`
+    (facts.fsdp_hooks); the host's work a step; the GPU's). The hooks' host work (`hooks_us` a
+    step) is taken as a cost per unit, so one unit removes (units - 1) / units of it. The step is
+    bounded by its host's own work and by its GPU's (compute, and the transfers of collectives
+    that queued compute waits for, not their waits for a peer's host); it shortens by what the
+    busier of the two loses. The waits between ranks in lock step at each unit's collectives are
+    left out: the promise is a floor. HF GPT-2 large, one unit per block on two H200s: 114.1 ms a
+    step (41.4%) promised, the root alone measured 47.8% and 49.1% faster; GPT-2 medium: 26.4%
+    promised, 42.0% measured (benchmarks/zoo/fsdp_units.py)."""
+    if units < 2:
+        return 0.0, 0.0, 0.0
+    host = facts.host_time_us(frame, facts.PROFILER_SHARE_OF_HOST_OP)
+    transfer = facts.held_collectives(frame).held_transfer / max(len(frame.steps), 1)
+    gpu = facts.compute_us(frame) + transfer
+    after = max(host - hooks_us * (units - 1) / units, gpu)
+    return max(max(host, gpu) - after, 0.0), host, gpu
 
 
 # From this many host-bound gaps a step, spread thin (most of the wait in gaps under

@@ -1007,6 +1007,40 @@ def test_no_sync_price_is_the_extra_rounds_of_reducer_work():
     assert "straggler" not in {f.code for f in d.findings}  # rank 1 is late only by the profiler
 
 
+def test_fsdp2_per_unit_hooks_are_priced_as_one_unit():
+    # Holdout 79: HF GPT-2 large under FSDP2, one unit per block (37 with the root) vs the root
+    # alone. Per block, both GPUs wait in NCCL kernels for the hosts; the root alone measured
+    # 47.8% faster (the sidecars) and 49.1% (benchmarks/zoo/fsdp_units.py).
+    zoo = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "gpt2_fsdp2_root_only"
+    per_block, root_only = (load_trace(zoo / v) for v in ("fixed", "bad"))
+    for frame in per_block:
+        hooks, units = facts.fsdp_hooks(frame)
+        assert units == 37 and 100_000 < hooks < 160_000  # µs a step
+    for frame in root_only:
+        hooks, units = facts.fsdp_hooks(frame)
+        assert units == 1 and hooks < 40_000
+    top = diagnose(per_block).findings[0]
+    assert top.kind == "host_bound" and top.title.startswith("FSDP2's per-unit hooks")
+    assert top.evidence["fsdp_units"] == 37
+    assert 35.0 < top.share_pct < 50.0
+    assert "fsdp_units" not in {
+        k for f in diagnose(root_only).findings if f.kind == "host_bound" for k in f.evidence
+    }
+
+
+def test_collective_transfer_is_the_shortest_run_of_the_same_message():
+    # per block, each all-gather of 9,838,720 BF16 elements moves ~20 MB: its shortest run is
+    # its transfer (~0.1 ms over NVLink), the rest of a longer run waits for the peer
+    zoo = Path(__file__).resolve().parents[2] / "traces" / "zoo" / "gpt2_fsdp2_root_only"
+    frame = load_trace(zoo / "fixed")[1]
+    comm, _, _ = facts.collectives_and_compute(frame, facts.main_device(frame))
+    transfer = facts.collective_transfer_us(frame, comm)
+    assert (transfer <= comm["dur"].to_numpy()).all()
+    assert 50 < float(np.median(transfer)) < 500 < float(comm["dur"].median())
+    held = facts.held_collectives(frame)
+    assert 0 < held.held_transfer < 0.2 * held.held <= held.exposed
+
+
 # --- precision ----------------------------------------------------------------------------------
 
 
