@@ -4747,6 +4747,34 @@ HOLDOUT79: tuple[Scenario, ...] = (
         gpus=2,
     ),
 )
+# Holdout 80 (2026-11-30, fifty-second session), builders and rules written and committed before
+# any of them ran on a GPU, after the FSDP2 per-unit finding (host_bound) was added; no rule was
+# written from these models: timm Sequencer2D-S (bidirectional LSTMs along rows and columns in
+# place of attention; batch 128, BF16 autocast + channels_last, fused AdamW), a healthy run, and
+# timm VOLO-D1 (outlook attention on unfolded 3 x 3 neighbourhoods; batch 64, fused AdamW) at
+# default precision flags, FP32 NCHW (bad), vs BF16 autocast + channels_last (fixed). Rules
+# (holdout 75's): VOLO's fix counts if the fixed run's synchronised step (the capture's sidecar)
+# is >= 10% shorter; then the bad run's diagnosis is precision and the fixed run is healthy;
+# under 10% both runs are healthy. On every run: a GPU busy under 80% of the synchronised step
+# allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# (compile_savings.py --model-only) allows fusion; a run not measured allows no fusion. Any
+# other finding >= medium is a false alarm. The labels below are the rules before any
+# measurement; they are to be set from the measurements before scoring.
+HOLDOUT80: tuple[Scenario, ...] = (
+    Scenario(
+        "sequencer2d_healthy",
+        "timm Sequencer2D-S (BiLSTM along rows and columns) image classification training, "
+        "batch 128, BF16 autocast + channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "volo_fp32_precision",
+        "timm VOLO-D1 (outlook attention) image classification training, batch 64, fused "
+        "AdamW: FP32 NCHW at default flags vs BF16 autocast + channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4894,6 +4922,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT77
     + HOLDOUT78
     + HOLDOUT79
+    + HOLDOUT80
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

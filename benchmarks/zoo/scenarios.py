@@ -7401,6 +7401,23 @@ def res2net_healthy(variant: str) -> Built:
     return _timm(_torch(), "res2net50_26w_4s", 128, fixed=True, fused_adamw=True)
 
 
+# ---- holdout 80: model families the rules were not written from -----------------------------
+
+
+def sequencer2d_healthy(variant: str) -> Built:
+    """timm Sequencer2D-S (bidirectional LSTMs run along the rows and the columns of each
+    feature map in place of attention) trained on 224 x 224 images, batch 128, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "sequencer2d_s", 128, fixed=True, fused_adamw=True)
+
+
+def volo_fp32_precision(variant: str) -> Built:
+    """timm VOLO-D1 (outlook attention over unfolded 3 x 3 neighbourhoods, then class attention)
+    trained on 224 x 224 images, batch 64, fused AdamW: default precision flags, FP32 NCHW (bad)
+    vs BF16 autocast + channels_last (fixed)."""
+    return _timm(_torch(), "volo_d1_224", 64, fixed=variant == "fixed", fused_adamw=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7691,6 +7708,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         twins_launch_blocking,
         deepseek_v3_healthy,
         res2net_healthy,
+        sequencer2d_healthy,
+        volo_fp32_precision,
     )
 }
 
