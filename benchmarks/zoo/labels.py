@@ -4790,6 +4790,26 @@ HOLDOUT80: tuple[Scenario, ...] = (
         fix_kind="precision",
     ),
 )
+# Holdout 81 (2026-11-30, fifty-second session), builder and rules written and committed before
+# it ran on a GPU, after holdout 80 was scored; no rule was written from this model: timm
+# EfficientViT-B2 (MIT's: ReLU linear attention, MBConv blocks; batch 128, BF16 autocast +
+# channels_last, fused AdamW, memory to spare) with timm's set_grad_checkpointing(True) (bad) vs
+# off (fixed). Rules (holdout 80's): the fix counts if the fixed run's synchronised step (the
+# capture's sidecar) is >= 10% shorter; then the bad run's diagnosis is recompute and the fixed
+# run is healthy; under 10% both runs are healthy. GPU busy under 80% of the synchronised step
+# allows host_bound and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py
+# --model-only) allows fusion; a run not measured allows no fusion. Any other finding >= medium
+# is a false alarm. The labels below are the rules before any measurement; they are to be set
+# from the measurements before scoring.
+HOLDOUT81: tuple[Scenario, ...] = (
+    Scenario(
+        "efficientvit_checkpointing",
+        "timm EfficientViT-B2 (MIT) image classification training, batch 128, BF16 autocast + "
+        "channels_last, fused AdamW: set_grad_checkpointing(True) with memory to spare vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4938,6 +4958,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT78
     + HOLDOUT79
     + HOLDOUT80
+    + HOLDOUT81
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

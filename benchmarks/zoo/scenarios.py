@@ -7418,6 +7418,24 @@ def volo_fp32_precision(variant: str) -> Built:
     return _timm(_torch(), "volo_d1_224", 64, fixed=variant == "fixed", fused_adamw=True)
 
 
+# ---- holdout 81 ----------------------------------------------------------------------------------
+
+
+def efficientvit_checkpointing(variant: str) -> Built:
+    """timm EfficientViT-B2 (MIT's: ReLU linear attention over multi-scale tokens, MBConv blocks)
+    trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW, with
+    memory to spare: timm's set_grad_checkpointing(True), its stages recomputed in backward
+    (bad), vs off (fixed)."""
+    torch = _torch()
+    import timm
+
+    model = timm.create_model("efficientvit_b2", pretrained=False)
+    model.set_grad_checkpointing(variant == "bad")
+    built = _image_train(torch, model, "timm efficientvit_b2", 128, True, True)
+    built.config["grad_checkpointing"] = variant == "bad"
+    return built
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7710,6 +7728,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         res2net_healthy,
         sequencer2d_healthy,
         volo_fp32_precision,
+        efficientvit_checkpointing,
     )
 }
 
