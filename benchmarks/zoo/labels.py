@@ -4800,13 +4800,21 @@ HOLDOUT80: tuple[Scenario, ...] = (
 # allows host_bound and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py
 # --model-only) allows fusion; a run not measured allows no fusion. Any other finding >= medium
 # is a false alarm. The labels below are the rules before any measurement; they are to be set
-# from the measurements before scoring.
+# from the measurements before scoring; they were, below, from holdout 81's lease (two H200s:
+# the captures on one, compile_savings.py on the other).
 HOLDOUT81: tuple[Scenario, ...] = (
     Scenario(
         "efficientvit_checkpointing",
         "timm EfficientViT-B2 (MIT) image classification training, batch 128, BF16 autocast + "
         "channels_last, fused AdamW: set_grad_checkpointing(True) with memory to spare vs off",
-        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        # measured: 142.75 -> 78.76 ms (44.8% saved): the fix counts. GPU busy 79.69 of 142.75 ms
+        # (56%) and 62.49 of 78.76 (79%): host_bound and launch_overhead allowed on both.
+        # torch.compile(model): 152.75 -> 97.33 ms (36.3%) on bad, 84.26 -> 65.28 (22.5%) on
+        # fixed: fusion allowed on both
+        {
+            "bad": Run(_k("recompute"), _k("host_bound", "launch_overhead", "fusion")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead", "fusion")),
+        },
         fix_kind="recompute",
     ),
 )
@@ -5377,4 +5385,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "sequencer2d_healthy/healthy": (-1.9,),
     "volo_fp32_precision/fixed": (10.0,),
     "volo_fp32_precision/bad": (21.6,),
+    # holdout 81, the same
+    "efficientvit_checkpointing/fixed": (22.5,),
+    "efficientvit_checkpointing/bad": (36.3,),
 }
