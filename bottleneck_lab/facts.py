@@ -1396,6 +1396,13 @@ class HeldCollectives:
 
 
 def held_collectives(frame: TraceFrame) -> HeldCollectives:
+    c = _cache(frame)
+    if "held_collectives" not in c:
+        c["held_collectives"] = _held_collectives(frame)
+    return c["held_collectives"]
+
+
+def _held_collectives(frame: TraceFrame) -> HeldCollectives:
     dev = main_device(frame)
     comm, ks, ke = collectives_and_compute(frame, dev)
     if not len(comm):
@@ -1403,14 +1410,11 @@ def held_collectives(frame: TraceFrame) -> HeldCollectives:
     starts, ends = comm["ts"].to_numpy(), comm["end"].to_numpy()
     cs, ce = iv.union(starts, ends)
     exposed = iv.total(cs, ce) - float(iv.overlap_with(ks, ke, cs, ce).sum())
+    # collectives running with no compute beside them
+    hs, he = iv.intersect(*iv.gaps(ks, ke, float(cs[0]), float(ce[-1])), cs, ce)
     queued = queued_compute(frame, dev)
-    if queued is None or not len(ks):
-        hs, he = iv.gaps(ks, ke, float(cs[0]), float(ce[-1]))
-        hs, he = iv.intersect(hs, he, cs, ce)
-    else:
-        gs, ge = iv.gaps(ks, ke, float(cs[0]), float(ce[-1]))
-        # collectives running with no compute beside, compute queued behind them
-        hs, he = iv.intersect(*queued, *iv.intersect(gs, ge, cs, ce))
+    if queued is not None and len(ks):
+        hs, he = iv.intersect(*queued, hs, he)  # and compute queued behind them
     held_each = iv.overlap_with(hs, he, starts, ends)
     # a collective's transfer comes last, once every rank has joined it
     transfer = float(np.minimum(held_each, collective_transfer_us(frame, comm)).sum())

@@ -4407,13 +4407,19 @@ def vit_checkpointing_unneeded(variant: str) -> Built:
     """timm ViT-B/16 training, batch 64, BF16 autocast + channels_last, fused AdamW, with memory
     to spare (about 10 of 80 GB): timm's set_grad_checkpointing(True), every block recomputed in
     backward (bad), vs off (fixed)."""
+    return _timm_checkpointing("vit_base_patch16_224", 64, variant == "bad")
+
+
+def _timm_checkpointing(name: str, batch: int, checkpointed: bool) -> Built:
+    """A timm model trained as _image_train does (BF16 + channels_last, fused AdamW), with timm's
+    set_grad_checkpointing on or off."""
     torch = _torch()
     import timm
 
-    model = timm.create_model("vit_base_patch16_224", pretrained=False)
-    model.set_grad_checkpointing(variant == "bad")
-    built = _image_train(torch, model, "timm vit_base_patch16_224", 64, True, True)
-    built.config["grad_checkpointing"] = variant == "bad"
+    model = timm.create_model(name, pretrained=False)
+    model.set_grad_checkpointing(checkpointed)
+    built = _image_train(torch, model, f"timm {name}", batch, True, True)
+    built.config["grad_checkpointing"] = checkpointed
     return built
 
 
@@ -7426,14 +7432,7 @@ def efficientvit_checkpointing(variant: str) -> Built:
     trained on 224 x 224 images, batch 128, BF16 autocast + channels_last, fused AdamW, with
     memory to spare: timm's set_grad_checkpointing(True), its stages recomputed in backward
     (bad), vs off (fixed)."""
-    torch = _torch()
-    import timm
-
-    model = timm.create_model("efficientvit_b2", pretrained=False)
-    model.set_grad_checkpointing(variant == "bad")
-    built = _image_train(torch, model, "timm efficientvit_b2", 128, True, True)
-    built.config["grad_checkpointing"] = variant == "bad"
-    return built
+    return _timm_checkpointing("efficientvit_b2", 128, variant == "bad")
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
