@@ -7749,7 +7749,7 @@ def run_one(
     record_shapes (off: a trace as captured without it, for study, not the zoo). stack:
     with_stack, the Python tracer on as the PyTorch profiler recipe and TensorBoard tutorial have
     it (a trace as many users capture theirs, for study, not the zoo)."""
-    from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
+    from bottleneck_lab.capture import ProfileSettings
 
     global COMPILE_MODEL
     COMPILE_MODEL = compile_model
@@ -7759,6 +7759,22 @@ def run_one(
             built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
     settings = replace(settings, record_shapes=shapes, with_stack=stack)
+    capture_built(built, name, variant, out / name, settings, compile_model)
+
+
+def capture_built(
+    built: Built,
+    name: str,
+    variant: str,
+    out_dir: Path,
+    settings=None,
+    compile_model: bool = False,
+) -> None:
+    """Capture a built run into out_dir/<variant>.json.gz with its sidecar, timed and profiled as
+    every zoo run is (settings: the profiler's, ProfileSettings() unless given)."""
+    from bottleneck_lab.capture import ProfileSettings, TimingSettings, capture
+
+    settings = ProfileSettings() if settings is None else settings
     if built.profiled_steps:
         settings = replace(settings, active=built.profiled_steps)
     timing = (
@@ -7771,7 +7787,7 @@ def run_one(
         demo=name,
         variant=variant,
         device="cuda",
-        out_dir=out / name,
+        out_dir=out_dir,
         batch_size=built.batch_size,
         timed_steps=built.timed_steps,
         flop_step=(lambda: None) if compile_model else built.flop_step,

@@ -18,8 +18,11 @@ recompute is that Function's design; the finding names it and is at most low.
 
 Estimate: what the step saves without the recompute: its kernels' GPU time, and the host time of
 the backward nodes that re-ran forward work less their own backward ops (the re-run ops plus the
-bookkeeping around them), less the profiler's share, taken by the side that sets the step's
-length (on a host-bound step most of the saving is host time).
+bookkeeping around them), plus, with non-reentrant checkpointing, what the forward's ops took
+beyond the same ops re-run (checkpoint's pack hooks run inside them), taken by the side that sets
+the step's length (on a host-bound step most of the saving is host time). That host time is
+mostly Python the profiler slows little, so no profiler share comes off it (reentrant: the
+ordinary share).
 
 The memory it saves is estimated from the trace alone as the bytes the recomputed ops allocate
 per step and keep for backward, less the most kept under one autograd node (alive at once even
@@ -43,6 +46,9 @@ from ..trace.synth import TraceBuilder
 from ..trace.synth_memory import MemTrace
 from ._common import cost
 from ._memory import capacity_pct, gib, human
+
+# reentrant checkpointing runs each checkpointed block as this autograd Function
+REENTRANT = "CheckpointFunction"
 
 CODE = "recompute"
 KIND = "recompute"
@@ -68,11 +74,19 @@ def detect(frame: TraceFrame, cfg: Config):
     host_total = sum(s.host_us for s in rc.steps)
     n_steps = max(len(frame.steps), 1)
     # Turning checkpointing off removes the recompute's GPU work and the host's: the re-run ops
-    # and the bookkeeping around them, less the profiler's share of that recorded time. The
+    # and the bookkeeping around them, and (non-reentrant) the forward's saved-tensor hooks. The
     # step shortens by whichever side sets its length (on host-bound steps the host's part is
     # most of it: timm ConvNeXt-S measured 129.7 -> 79.7 ms with 19.7 ms of recomputed kernels).
     node_host = sum(s.node_host_us for s in rc.steps) / n_steps
-    node_host_saved = node_host * (1.0 - facts.PROFILER_SHARE_OF_HOST_OP)
+    reentrant = any(REENTRANT in m for m in rc.markers)
+    hooks = 0.0 if reentrant else memory.forward_hook_us(frame)
+    # Non-reentrant checkpointing's host cost is mostly Python the profiler records no op for
+    # (pack and unpack hooks, the recompute's bookkeeping), so the profiler adds little to it:
+    # on four calibration models the saving outside the profiler was 0.90-1.31x the node and
+    # hook time read here (`python benchmarks/checkpoint_share.py`), taken whole. Reentrant
+    # checkpointing (one model: 0.69x) keeps the ordinary op share.
+    share = facts.PROFILER_SHARE_OF_HOST_OP if reentrant else 0.0
+    node_host_saved = (node_host + hooks) * (1.0 - share)
     if gpu_total is None:
         per_step, share = cost(frame, host_total)
     else:
@@ -95,6 +109,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "recompute_share_pct": share,
         "recompute_host_us_per_step": host_per_step,
         "recompute_node_host_us_per_step": round(node_host, 1),
+        "forward_hook_us_per_step": round(hooks, 1),
         "host_time_saved_us_per_step": round(node_host_saved, 1),
         "recompute_gpu_us_per_step": None if gpu_total is None else round(gpu_total / n_steps, 1),
         "extra_flops_per_step": rc.flops_per_step,

@@ -34,7 +34,7 @@ from .allocations import (
     memory_devices,
     peak_memory_bytes,
 )
-from .checkpointing import Recompute, StepRecompute, recompute, recompute_rows
+from .checkpointing import Recompute, StepRecompute, forward_hook_us, recompute, recompute_rows
 from .comparison import CheckpointComparison, compare_checkpointing
 from .steps import PHASES, MemoryReport, Phase, StepMemory, analyze, op_stack_at, phases
 
@@ -54,6 +54,7 @@ __all__ = [
     "compare_checkpointing",
     "curve",
     "default_device",
+    "forward_hook_us",
     "memory_devices",
     "op_stack_at",
     "peak_memory_bytes",

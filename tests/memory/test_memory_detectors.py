@@ -96,15 +96,29 @@ def test_recompute_is_found_with_its_time_and_saving():
     assert ev["recompute_ops_per_step"] == 6
     assert ev["recompute_gpu_us_per_step"] == pytest.approx(360)
     # each backward node (380 µs) re-runs its layer (150 µs) beside its own matmul (100 µs):
-    # 280 µs of it go with checkpointing, less the profiler's share of recorded time
+    # 280 µs of it go with checkpointing; non-reentrant (no CheckpointFunction), so whole
     assert ev["recompute_node_host_us_per_step"] == pytest.approx(6 * 280)
-    host_saved = 6 * 280 * (1 - facts.PROFILER_SHARE_OF_HOST_OP)
+    # the forward's linear (80 µs) is faster than its re-run (150 µs): no hook time to add
+    assert ev["forward_hook_us_per_step"] == 0
+    host_saved = 6 * 280
     assert ev["host_time_saved_us_per_step"] == pytest.approx(host_saved, abs=0.1)
     # the GPU idles most of this step: the host sets its length, so its saving is the promise
     assert f.time_lost_us_per_step == pytest.approx(host_saved, abs=0.1)
     assert ev["rematerialised_bytes_per_step"] == 600 * MiB
     assert ev["saved_bytes_estimate"] == 500 * MiB  # all re-materialised but one layer's
     assert f.severity in ("low", "medium", "high")  # plenty of room: the time is worth saving
+
+
+def test_reentrant_recompute_keeps_the_profilers_share():
+    """Reentrant checkpointing (its CheckpointFunction in the trace) has no pack hooks, and the
+    profiler's share of its recorded host time comes off as for ordinary ops."""
+    t = MemTrace(layers=6, act_bytes=100 * MiB, checkpoint=True)
+    t.b.cpu_op("CheckpointFunctionBackward", 1_000_010.0, 1.0, tid=99)
+    (f,) = run(recompute, load(t.b))
+    ev = f.evidence
+    assert ev["recompute_node_host_us_per_step"] == pytest.approx(6 * 280)
+    host_saved = 6 * 280 * (1 - facts.PROFILER_SHARE_OF_HOST_OP)
+    assert ev["host_time_saved_us_per_step"] == pytest.approx(host_saved, abs=0.1)
 
 
 def test_recompute_needed_for_memory_is_info():

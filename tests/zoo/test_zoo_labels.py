@@ -285,12 +285,6 @@ FALSE_ALARMS: dict[tuple[str, str], str] = {
     "compiling the model does not reach), so no measurement allows it",
 }
 SAVING_OFF = {
-    "efficientvit_checkpointing": "holdout 81: recompute promises 22.1% where the sidecars "
-    "measured 44.8% (142.75 -> 78.76 ms; 22.8 points). The host sets this step (GPU busy 56%) "
-    "and checkpointing costs it in the forward too: the same ~3,040 forward ops a step took "
-    "79.1 ms of host time with timm's non-reentrant checkpoint_seq against 47.7 without, the "
-    "saved-tensor hooks' Python recorded as no op; the estimate counts only the backward nodes "
-    "that re-ran forward work",
     "qwen3_compiled_causal_mask": "holdout 73: dense-causal-mask promises 23.1% where the "
     "sidecars measured 7.3% for compiling each decoder layer (15.7 points; 21.1% interleaved, "
     "2.0 points; see WRONG_TOP)",
@@ -317,12 +311,6 @@ SAVING_OFF = {
     "alone measured 34.3%): the GPU time it would save drops by 4.8 ms from the bad run to the "
     "fixed one, about the 5.7 ms measured, but only 3.4 ms of it is read as the loss's, since a "
     "hand-written loss has no cross_entropy op to be known by",
-    "vit_checkpointing_unneeded": "holdout 42: turning off checkpointing on ViT-B (memory to "
-    "spare) measured 57.3% (72.87 -> 31.12 ms; GPU busy 33.21 and 27.39 ms): recompute promises "
-    "31.1% (5.80 ms of GPU and 20.60 ms of host recompute a step). The step lost 41.7 ms, 36 "
-    "of it host time: more than the recompute nodes' own host work (36.1 ms a step under the "
-    "profiler), so checkpointing costs the host outside them too (the forward's saved-tensor "
-    "hooks), which the trace does not separate",
     "resnet50_state_dict_to_cpu": "holdout 42: copying ResNet-50's state_dict to host memory "
     "every step measured 37.3% (50.65 -> 31.74 ms); memcpy, the fix's kind, promises 15.9% and "
     "sync_stall, first, 22.3%: the copies' cost split two ways",
