@@ -4809,6 +4809,35 @@ HOLDOUT81: tuple[Scenario, ...] = (
         fix_kind="recompute",
     ),
 )
+# Holdout 82 (2026-11-30, fifty-third session), builders and rules written and committed before
+# they ran on a GPU, after the recompute estimate took checkpointing's host cost whole (2e74096,
+# calibrated on models no label uses); no rule was written from these models. Two checkpointing
+# pairs, memory to spare: HF Starcoder2 (config: 8 layers x 1024, 8 x 1024 tokens, BF16 autocast,
+# fused AdamW) with gradient_checkpointing_enable() (bad) vs off (fixed); timm MaxViT-T (batch
+# 64, BF16 autocast + channels_last, fused AdamW) with set_grad_checkpointing(True) (bad) vs off
+# (fixed). Rules (holdout 81's): a fix counts if the fixed run's synchronised step (the capture's
+# sidecar) is >= 10% shorter; then the bad run's diagnosis is recompute and the fixed run is
+# healthy; under 10% both runs are healthy. GPU busy under 80% of the synchronised step allows
+# host_bound and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py
+# --model-only) allows fusion; a run not measured allows no fusion. Any other finding >= medium
+# is a false alarm. The labels below are the rules before any measurement; they are to be set
+# from the measurements before scoring.
+HOLDOUT82: tuple[Scenario, ...] = (
+    Scenario(
+        "starcoder2_checkpointing",
+        "HF Starcoder2 (config: 8 layers x 1024) causal-LM training, 8 x 1024 tokens, BF16 "
+        "autocast, fused AdamW: gradient_checkpointing_enable() with memory to spare vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+    Scenario(
+        "maxvit_checkpointing",
+        "timm MaxViT-T image classification training, batch 64, BF16 autocast + channels_last, "
+        "fused AdamW: set_grad_checkpointing(True) with memory to spare vs off",
+        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        fix_kind="recompute",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -4958,6 +4987,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT79
     + HOLDOUT80
     + HOLDOUT81
+    + HOLDOUT82
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -4856,12 +4856,17 @@ def fcos_healthy(variant: str) -> Built:
 def qwen2_checkpointing_unneeded(variant: str) -> Built:
     """HF Qwen2 (config: 8 layers x 1024) causal-LM training on 8 x 1024 tokens, BF16 autocast,
     fused AdamW, memory to spare: gradient_checkpointing_enable() (bad) vs off (fixed)."""
-    torch = _torch()
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    cfg = Qwen2Config(**DECODER_8X1024)
-    model = Qwen2ForCausalLM(cfg)
-    checkpointed = variant == "bad"
+    return _hf_decoder_checkpointing(Qwen2Config, Qwen2ForCausalLM, "qwen2", variant == "bad")
+
+
+def _hf_decoder_checkpointing(config_cls, model_cls, name: str, checkpointed: bool) -> Built:
+    """An HF causal LM (DECODER_8X1024) trained on 8 x 1024 tokens as _hf_train does, with
+    gradient_checkpointing_enable() (transformers' default arguments) or without."""
+    torch = _torch()
+    cfg = config_cls(**DECODER_8X1024)
+    model = model_cls(cfg)
     if checkpointed:
         model.gradient_checkpointing_enable()
     ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
@@ -4871,7 +4876,7 @@ def qwen2_checkpointing_unneeded(variant: str) -> Built:
         lambda m: m(input_ids=ids, labels=ids, use_cache=False).loss,
         8,
         {
-            "model": "qwen2 8x1024 (config)",
+            "model": f"{name} 8x1024 (config)",
             "tokens": 8 * 1024,
             "gradient_checkpointing": checkpointed,
         },
@@ -7435,6 +7440,24 @@ def efficientvit_checkpointing(variant: str) -> Built:
     return _timm_checkpointing("efficientvit_b2", 128, variant == "bad")
 
 
+def starcoder2_checkpointing(variant: str) -> Built:
+    """HF Starcoder2 (config: 8 layers x 1024; LayerNorm with biases, a GELU MLP) causal-LM
+    training on 8 x 1024 tokens, BF16 autocast, fused AdamW, with memory to spare:
+    gradient_checkpointing_enable() (bad) vs off (fixed)."""
+    from transformers import Starcoder2Config, Starcoder2ForCausalLM
+
+    return _hf_decoder_checkpointing(
+        Starcoder2Config, Starcoder2ForCausalLM, "starcoder2", variant == "bad"
+    )
+
+
+def maxvit_checkpointing(variant: str) -> Built:
+    """timm MaxViT-T (MBConv, then block and grid attention in every stage) trained on 224 x 224
+    images, batch 64, BF16 autocast + channels_last, fused AdamW, with memory to spare: timm's
+    set_grad_checkpointing(True) (bad) vs off (fixed)."""
+    return _timm_checkpointing("maxvit_tiny_tf_224", 64, variant == "bad")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7728,6 +7751,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         sequencer2d_healthy,
         volo_fp32_precision,
         efficientvit_checkpointing,
+        starcoder2_checkpointing,
+        maxvit_checkpointing,
     )
 }
 
