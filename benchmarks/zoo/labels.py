@@ -4821,20 +4821,34 @@ HOLDOUT81: tuple[Scenario, ...] = (
 # host_bound and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py
 # --model-only) allows fusion; a run not measured allows no fusion. Any other finding >= medium
 # is a false alarm. The labels below are the rules before any measurement; they are to be set
-# from the measurements before scoring.
+# from the measurements before scoring; they were, below, from holdout 82's lease (two H200s:
+# the captures on one, compile_savings.py on the other, then on both).
 HOLDOUT82: tuple[Scenario, ...] = (
     Scenario(
         "starcoder2_checkpointing",
         "HF Starcoder2 (config: 8 layers x 1024) causal-LM training, 8 x 1024 tokens, BF16 "
         "autocast, fused AdamW: gradient_checkpointing_enable() with memory to spare vs off",
-        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        # measured: 60.69 -> 30.39 ms (49.9% saved): the fix counts. GPU busy 33.67 of 60.69 ms
+        # (55%): host_bound and launch_overhead allowed on bad; 27.33 of 30.39 (90%) on fixed:
+        # none. torch.compile(model): 45.15 -> 23.49 ms (48.0%) on bad, 30.09 -> 19.17 (36.3%)
+        # on fixed: fusion allowed on both
+        {
+            "bad": Run(_k("recompute"), _k("host_bound", "launch_overhead", "fusion")),
+            "fixed": COMPILES_FASTER,
+        },
         fix_kind="recompute",
     ),
     Scenario(
         "maxvit_checkpointing",
         "timm MaxViT-T image classification training, batch 64, BF16 autocast + channels_last, "
         "fused AdamW: set_grad_checkpointing(True) with memory to spare vs off",
-        {"bad": Run(_k("recompute")), "fixed": HEALTHY},
+        # measured: 179.33 -> 112.18 ms (37.4% saved): the fix counts. GPU busy 75.07 of 179.33
+        # ms (42%) and 56.62 of 112.18 (50%): host_bound and launch_overhead allowed on both.
+        # torch.compile(model) did not finish within 170 s on either run: no fusion
+        {
+            "bad": Run(_k("recompute"), _k("host_bound", "launch_overhead")),
+            "fixed": Run(None, _k("host_bound", "launch_overhead")),
+        },
         fix_kind="recompute",
     ),
 )
@@ -5409,4 +5423,7 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     # holdout 81, the same
     "efficientvit_checkpointing/fixed": (22.5,),
     "efficientvit_checkpointing/bad": (36.3,),
+    # holdout 82, the same
+    "starcoder2_checkpointing/bad": (48.0,),
+    "starcoder2_checkpointing/fixed": (36.3,),
 }
