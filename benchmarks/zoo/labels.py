@@ -4811,7 +4811,8 @@ HOLDOUT81: tuple[Scenario, ...] = (
 )
 # Holdout 82 (2026-11-30, fifty-third session), builders and rules written and committed before
 # they ran on a GPU, after the recompute estimate took checkpointing's host cost whole (2e74096,
-# calibrated on models no label uses); no rule was written from these models. Two checkpointing
+# calibrated on models no label uses); no rule was written from these models (each has a
+# healthy holdout run: maxvit_healthy, holdout 6; starcoder2_healthy, holdout 53). Two checkpointing
 # pairs, memory to spare: HF Starcoder2 (config: 8 layers x 1024, 8 x 1024 tokens, BF16 autocast,
 # fused AdamW) with gradient_checkpointing_enable() (bad) vs off (fixed); timm MaxViT-T (batch
 # 64, BF16 autocast + channels_last, fused AdamW) with set_grad_checkpointing(True) (bad) vs off
@@ -4850,6 +4851,42 @@ HOLDOUT82: tuple[Scenario, ...] = (
             "fixed": Run(None, _k("host_bound", "launch_overhead")),
         },
         fix_kind="recompute",
+    ),
+)
+# Holdout 83 (2026-11-30, fifty-third session), builders and rules written and committed before
+# they ran on a GPU, after holdout 82 was scored; no zoo run uses these families (VGG, DLA,
+# ReXNet, OLMo v1; OLMo 2 has a holdout run). Four healthy training runs at realistic sizes, BF16
+# autocast and fused AdamW, images in channels_last: torchvision VGG-16-BN (batch 64), timm
+# DLA-34 (batch 128), timm ReXNet-1.0 (batch 128), HF OLMo v1 (config: 8 layers x 1024; 8 x
+# 1024 tokens). Rules (holdout 80's): a GPU busy under 80% of the synchronised step (the
+# capture's sidecar) allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# (compile_savings.py --model-only) allows fusion; a run not measured allows no fusion. Any
+# other finding >= medium is a false alarm. The labels below are the rules before any
+# measurement; they are to be set from the measurements before scoring.
+HOLDOUT83: tuple[Scenario, ...] = (
+    Scenario(
+        "vgg16bn_healthy",
+        "torchvision VGG-16-BN image classification training, batch 64, BF16 autocast + "
+        "channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "dla34_healthy",
+        "timm DLA-34 image classification training, batch 128, BF16 autocast + channels_last, "
+        "fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "rexnet_healthy",
+        "timm ReXNet-1.0 image classification training, batch 128, BF16 autocast + "
+        "channels_last, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "olmo_healthy",
+        "HF OLMo v1 (config: 8 layers x 1024) causal-LM training, 8 x 1024 tokens, BF16 "
+        "autocast, fused AdamW",
+        {"healthy": HEALTHY},
     ),
 )
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
@@ -5002,6 +5039,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT80
     + HOLDOUT81
     + HOLDOUT82
+    + HOLDOUT83
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7458,6 +7458,43 @@ def maxvit_checkpointing(variant: str) -> Built:
     return _timm_checkpointing("maxvit_tiny_tf_224", 64, variant == "bad")
 
 
+# ---- holdout 83: healthy runs of families the rules were not written from ----------------------
+
+
+def vgg16bn_healthy(variant: str) -> Built:
+    """torchvision VGG-16 with batch norm trained on 224 x 224 images, batch 64, BF16 autocast +
+    channels_last, fused AdamW."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.vgg16_bn(weights=None)
+    return _image_train(torch, model, "torchvision vgg16_bn", 64, fixed=True, fused_adamw=True)
+
+
+def dla34_healthy(variant: str) -> Built:
+    """timm DLA-34 (deep layer aggregation: trees of residual blocks whose outputs are merged by
+    aggregation nodes at every depth) trained on 224 x 224 images, batch 128, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "dla34", 128, fixed=True, fused_adamw=True)
+
+
+def rexnet_healthy(variant: str) -> Built:
+    """timm ReXNet-1.0 (inverted residuals whose channels grow linearly block by block, SiLU and
+    ReLU6, squeeze-excitation) trained on 224 x 224 images, batch 128, BF16 autocast +
+    channels_last, fused AdamW."""
+    return _timm(_torch(), "rexnet_100", 128, fixed=True, fused_adamw=True)
+
+
+def olmo_healthy(variant: str) -> Built:
+    """HF OLMo (v1; config: DECODER_8X1024, LayerNorm without weights, SwiGLU) causal-LM
+    training on 8 x 1024 tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import OlmoConfig, OlmoForCausalLM
+
+    model = OlmoForCausalLM(OlmoConfig(**DECODER_8X1024))
+    return _causal_lm_train(torch, model, 8, 1024, "olmo 8 x 1024 (config)")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7753,6 +7790,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         efficientvit_checkpointing,
         starcoder2_checkpointing,
         maxvit_checkpointing,
+        vgg16bn_healthy,
+        dla34_healthy,
+        rexnet_healthy,
+        olmo_healthy,
     )
 }
 
