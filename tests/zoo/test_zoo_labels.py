@@ -288,9 +288,9 @@ SAVING_OFF = {
     "maxvit_checkpointing": "holdout 82: recompute promises 58.2% where the sidecars measured "
     "37.4% (179.33 -> 112.18 ms; 20.7 points over). The host sets the step (GPU busy 42%); the "
     "recompute nodes took 108.1 ms of host a profiled step and the fix saved 67.1 ms outside "
-    "the profiler (0.62x), where the five calibration models and the other seven zoo pairs "
-    "saved 0.76-1.31x (benchmarks/checkpoint_share.py). MaxViT's recompute nodes record 8,302 "
-    "ops a step (1,944-5,208 in the other zoo pairs); the trace does not say how much of their "
+    "the profiler (0.62x), where the four non-reentrant calibration models and the other seven "
+    "zoo pairs saved 0.76-1.31x (benchmarks/checkpoint_share.py). MaxViT's recompute nodes "
+    "record 8,302 ops a step (1,944-5,208 in the other zoo pairs); the trace does not say how much of their "
     "time the profiler added",
     "qwen3_compiled_causal_mask": "holdout 73: dense-causal-mask promises 23.1% where the "
     "sidecars measured 7.3% for compiling each decoder layer (15.7 points; 21.1% interleaved, "
