@@ -5,7 +5,7 @@
 
 The recompute finding prices turning checkpointing off partly from host time the trace records:
 the backward nodes that re-ran forward work (memory.recompute's node_host_us) and the forward
-ops' extra time under checkpoint's saved-tensor hooks (recompute.forward_hook_us). Both are
+ops' extra time under checkpoint's saved-tensor hooks (memory.forward_hook_us). Both are
 profiled times. What the profiler added to them is not the median share of ordinary op time
 (facts.PROFILER_SHARE_OF_HOST_OP): checkpointing's host cost is mostly Python the profiler records
 no op for (pack and unpack hooks, the recompute's bookkeeping).
@@ -29,7 +29,7 @@ sets the estimate. Measured on an H200 (captures committed in traces/calibration
     resnet26d                 40.27    18.46           21.81    11.72      4.89        1.31       16.61
     swin_tiny                 92.73    46.60           46.13    30.85      8.65        1.17       39.52
     roberta_nonreentrant      40.34    22.12           18.21    17.57      2.62        0.90       20.19
-    roberta_reentrant         30.23    20.70            9.53    12.14      1.65        0.69        6.96
+    roberta_reentrant         30.23    20.70            9.53    12.14      0.00        0.78        6.96
 """
 
 from __future__ import annotations

@@ -47,9 +47,6 @@ from ..trace.synth_memory import MemTrace
 from ._common import cost
 from ._memory import capacity_pct, gib, human
 
-# reentrant checkpointing runs each checkpointed block as this autograd Function
-REENTRANT = "CheckpointFunction"
-
 CODE = "recompute"
 KIND = "recompute"
 REQUIRES = {"cpu_ops"}
@@ -78,15 +75,14 @@ def detect(frame: TraceFrame, cfg: Config):
     # step shortens by whichever side sets its length (on host-bound steps the host's part is
     # most of it: timm ConvNeXt-S measured 129.7 -> 79.7 ms with 19.7 ms of recomputed kernels).
     node_host = sum(s.node_host_us for s in rc.steps) / n_steps
-    reentrant = any(REENTRANT in m for m in rc.markers)
-    hooks = 0.0 if reentrant else memory.forward_hook_us(frame)
+    hooks = memory.forward_hook_us(frame)
     # Non-reentrant checkpointing's host cost is mostly Python the profiler records no op for
     # (pack and unpack hooks, the recompute's bookkeeping), so the profiler adds little to it:
     # on four calibration models the saving outside the profiler was 0.90-1.31x the node and
     # hook time read here (`python benchmarks/checkpoint_share.py`), taken whole (holdout 82's
-    # MaxViT-T, 0.62x, is over-promised). Reentrant checkpointing (one model: 0.69x) keeps the
+    # MaxViT-T, 0.62x, is over-promised). Reentrant checkpointing (one model: 0.78x) keeps the
     # ordinary op share.
-    profiler_share = facts.PROFILER_SHARE_OF_HOST_OP if reentrant else 0.0
+    profiler_share = facts.PROFILER_SHARE_OF_HOST_OP if rc.reentrant else 0.0
     node_host_saved = (node_host + hooks) * (1.0 - profiler_share)
     if gpu_total is None:
         per_step, share = cost(frame, host_total)

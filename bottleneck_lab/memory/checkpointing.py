@@ -15,7 +15,9 @@ from .allocations import _cache, curve
 from .steps import _op_roles
 
 # Reentrant checkpointing names its autograd function; with_stack traces name the module.
-CHECKPOINT_MARKERS = ("CheckpointFunction", "torch/utils/checkpoint.py")
+# reentrant checkpointing runs each checkpointed block as this autograd Function
+REENTRANT_MARKER = "CheckpointFunction"
+CHECKPOINT_MARKERS = (REENTRANT_MARKER, "torch/utils/checkpoint.py")
 # Autograd nodes by name (ReluBackward0, torch::autograd::CopySlices): one node can run another
 # inside it, off any evaluate_function of its own (CopySlices runs the backward of an in-place op
 # on a view: RAFT's in-place ReLUs on slices), which is backward work, never forward re-run.
@@ -44,6 +46,12 @@ class Recompute:
     flops_per_step: (
         float | None
     )  # extra FLOPs (gemm/conv/attention), None without a FLOP model or shapes
+
+    @property
+    def reentrant(self) -> bool:
+        """Reentrant checkpointing (its CheckpointFunction in the trace): the forward runs under
+        no_grad, with no saved-tensor hooks."""
+        return any(REENTRANT_MARKER in m for m in self.markers)
 
     def per_step(self, attr: str) -> float | None:
         vals = [getattr(s, attr) for s in self.steps]
@@ -175,7 +183,8 @@ def forward_hook_us(frame: TraceFrame) -> float:
     a tensor, which the profiler records as that op's own time) added to the forward. Each
     recomputed op counts once, at (median forward time - median recompute time) of its name and
     input shapes, never below zero. The recompute runs the same ops on the same shapes under a
-    lighter hook, so this is a floor on what the forward loses. timm EfficientViT-B2 (holdout
+    lighter hook, so this is a floor on what the forward loses. 0 with reentrant checkpointing,
+    which has no such hooks. timm EfficientViT-B2 (holdout
     81): 23 ms a profiled step, against 19-23 ms more forward op time than without
     checkpointing."""
     c = _cache(frame)
@@ -183,18 +192,10 @@ def forward_hook_us(frame: TraceFrame) -> float:
         return c["forward_hook_us"]
     ops = frame.cpu_ops
     parent = ops["parent"].to_numpy()
-    roles = _op_roles(frame)
     rerun = outermost(parent, recompute_rows(frame))
-    fwd_rows = (
-        (ops["seq"].to_numpy() >= 0)
-        & ~roles["in_backward"]
-        & ~roles["evaluate_function"]
-        & ~roles["node"]
-        & (ops["step"].to_numpy() >= 0)
-    )
-    forward = outermost(parent, fwd_rows)
+    forward = outermost(parent, _op_roles(frame)["forward"])
     total = 0.0
-    if rerun.any() and forward.any():
+    if rerun.any() and forward.any() and not recompute(frame).reentrant:
         rows = np.flatnonzero(rerun | forward)  # keys for these rows only: traces run to millions
         key = ops["name"].iloc[rows].astype(str) + "|" + ops["input_dims"].iloc[rows].astype(str)
         dur = pd.Series(ops["dur"].to_numpy()[rows], index=key.to_numpy())

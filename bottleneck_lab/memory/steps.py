@@ -47,7 +47,8 @@ def _names_with(names: pd.Series, test) -> np.ndarray:
 
 
 def _op_roles(frame: TraceFrame) -> dict[str, np.ndarray]:
-    """Per cpu_op: is it an evaluate_function, an autograd node (its child), inside backward."""
+    """Per cpu_op: is it an evaluate_function, an autograd node (its child), inside backward, a
+    grad-enabled op of a step's forward (a Sequence number, outside backward)."""
     c = _cache(frame)
     if "roles" not in c:
         ops = frame.cpu_ops
@@ -57,7 +58,15 @@ def _op_roles(frame: TraceFrame) -> dict[str, np.ndarray]:
         node = has_parent & ev[np.maximum(parent, 0)]
         # inside_bw: some ancestor is an evaluate_function.
         inside = nearest_ancestor(parent, parent, ev) >= 0
-        c["roles"] = {"evaluate_function": ev, "node": node, "in_backward": inside}
+        forward = (
+            (ops["seq"].to_numpy() >= 0) & ~ev & ~node & ~inside & (ops["step"].to_numpy() >= 0)
+        )
+        c["roles"] = {
+            "evaluate_function": ev,
+            "node": node,
+            "in_backward": inside,
+            "forward": forward,
+        }
     return c["roles"]
 
 
@@ -93,7 +102,7 @@ def phases(frame: TraceFrame) -> dict[int, tuple[Phase, ...]]:
     opt_start = _per_step(opt["step"].to_numpy(), opt["ts"].to_numpy(), n_steps, np.minimum, np.inf)
     opt_end = _per_step(opt["step"].to_numpy(), opt["end"].to_numpy(), n_steps, np.maximum, -np.inf)
     # Forward: grad-enabled ops before the backward pass, not in optimizer ranges (zero_grad).
-    fwd = (ops["seq"].to_numpy() >= 0) & ~ev & ~roles["node"] & ~roles["in_backward"] & (ostep >= 0)
+    fwd = roles["forward"].copy()
     anyopt = _optimizer_spans(frame, OPTIMIZER_ANY)
     if len(anyopt) and fwd.any():
         us, ue = iv.union(anyopt["ts"].to_numpy(), anyopt["end"].to_numpy())
