@@ -4898,6 +4898,41 @@ HOLDOUT83: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 84 (2026-11-30, fifty-fourth session), builders and rules written and committed before
+# any of them ran on a GPU; no rule was written from these models or setups: HF StableLM (config:
+# StableLM-2-1.6B's widths, 12 layers; weights cast to BF16 once) generating 32 tokens after a
+# 128-token prompt: one prompt, greedy, the default dynamic KV cache in eager mode vs
+# cache_implementation="static", under which generate() compiles the decoding forward itself
+# (CUDA graphs); and 16 prompts at once, top-p sampling, static cache (a serving-style decode).
+# The zoo's other decodes (GPT-2, T5, nanoGPT, gpt2_generate_no_cache) all run eager.
+# Rules: the pair's fix counts if the static cache measures >= 10% less time a step (the
+# capture's sidecars; ab_time.py interleaved decides where the two fall on opposite sides of
+# 10%); then the bad run's diagnosis is launch_overhead or host_bound (the per-token launches
+# CUDA graphs remove), with small_batch allowed beside it (a batch of one prompt), and the fixed
+# run is healthy. Under 10% both runs are healthy. On every run: a GPU busy under 80% of the
+# synchronised step allows host_bound and launch_overhead; the bad run allows fusion where the
+# compiled fixed run measured >= 10% faster (compiling is the fusion fix); the compiled runs
+# allow no fusion. Any other finding >= medium is a false alarm. The labels below are the rules
+# before any measurement; they are to be set from the measurements before scoring.
+HOLDOUT84: tuple[Scenario, ...] = (
+    Scenario(
+        "stablelm_generate_static",
+        "HF StableLM (config: 12 x 2048, BF16 weights) greedy generation of 32 tokens after a "
+        "128-token prompt, one prompt: dynamic KV cache, eager vs static cache (generate() "
+        "compiles the decode, CUDA graphs)",
+        {
+            "bad": Run(_k("launch_overhead", "host_bound"), _k("small_batch", "fusion")),
+            "fixed": HOST_ALLOWED,
+        },
+        fix_kind="launch_overhead",
+    ),
+    Scenario(
+        "stablelm_sample_static_b16",
+        "HF StableLM (config: 12 x 2048, BF16 weights) top-p generation of 32 tokens after "
+        "128-token prompts, 16 at once, static cache (generate() compiles the decode)",
+        {"static": HOST_ALLOWED},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5049,6 +5084,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT81
     + HOLDOUT82
     + HOLDOUT83
+    + HOLDOUT84
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7495,6 +7495,71 @@ def olmo_healthy(variant: str) -> Built:
     return _causal_lm_train(torch, model, 8, 1024, "olmo 8 x 1024 (config)")
 
 
+def _stablelm_generate(variant: str, batch: int, sample: bool) -> Built:
+    """HF StableLM (config: StableLM-2-1.6B's widths, 2048 hidden, 32 heads, SwiGLU 5632,
+    partial rotary, LayerNorm, its 100,352-token vocabulary; 12 layers) generating 32 tokens
+    after a 128-token prompt, weights cast to BF16 once, inference_mode: the default dynamic KV
+    cache, eager (variant bad), or cache_implementation="static", under which generate()
+    compiles the decoding forward itself (CUDA graphs, mode "reduce-overhead"). sample: top-p
+    sampling instead of greedy decoding."""
+    torch = _torch()
+    from transformers import StableLmConfig, StableLmForCausalLM
+
+    cfg = StableLmConfig(
+        hidden_size=2048,
+        intermediate_size=5632,
+        num_hidden_layers=12,
+        num_attention_heads=32,
+        num_key_value_heads=32,
+        vocab_size=100352,
+        max_position_embeddings=4096,
+    )
+    model = StableLmForCausalLM(cfg).to(torch.bfloat16).cuda().eval()
+    static = variant != "bad"
+    prompt = torch.randint(0, cfg.vocab_size, (batch, 128), device="cuda")
+    kwargs = {"do_sample": True, "top_p": 0.9, "top_k": 0} if sample else {"do_sample": False}
+    step = _cast_once_step(
+        torch,
+        model.generate,
+        input_ids=prompt,
+        attention_mask=torch.ones_like(prompt),
+        max_new_tokens=32,
+        min_new_tokens=32,
+        pad_token_id=0,
+        **({"cache_implementation": "static"} if static else {}),
+        **kwargs,
+    )
+    config = {
+        "model": "stablelm 12 x 2048 (config)",
+        "prompt": 128,
+        "new_tokens": 32,
+        "weights": "bf16",
+        "decoding": "top-p 0.9" if sample else "greedy",
+        "kv_cache": "static" if static else "dynamic",
+    }
+    if not static:
+        return Built(step, batch, config, timed_steps=3)
+    import torch._dynamo.utils as dynamo_utils
+
+    built = _compiled_for_capture(torch, step, batch, config)
+    # whether generate() did compile the decoding forward (transformers does so only where the
+    # model and cache allow): the sidecar says
+    built.config["compiled_graphs"] = int(dynamo_utils.counters["stats"]["unique_graphs"])
+    return built
+
+
+def stablelm_generate_static(variant: str) -> Built:
+    """_stablelm_generate for one prompt, greedy: eager with the dynamic cache (bad) vs the
+    static cache generate() compiles (fixed)."""
+    return _stablelm_generate(variant, 1, sample=False)
+
+
+def stablelm_sample_static_b16(variant: str) -> Built:
+    """_stablelm_generate for 16 prompts at once, top-p sampling, static cache (compiled by
+    generate()): a serving-style decode."""
+    return _stablelm_generate("static", 16, sample=True)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7794,6 +7859,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         dla34_healthy,
         rexnet_healthy,
         olmo_healthy,
+        stablelm_generate_static,
+        stablelm_sample_static_b16,
     )
 }
 
