@@ -7548,16 +7548,28 @@ def _stablelm_generate(variant: str, batch: int, sample: bool) -> Built:
     return built
 
 
+def stablelm_static_greedy(batch: int) -> Built:
+    """_stablelm_generate's compiled static-cache greedy decode at `batch` prompts
+    (batch_sweep.py)."""
+    return _stablelm_generate("fixed", batch, sample=False)
+
+
+def stablelm_static_sampled(batch: int) -> Built:
+    """_stablelm_generate's compiled static-cache top-p decode at `batch` prompts
+    (batch_sweep.py)."""
+    return _stablelm_generate("static", batch, sample=True)
+
+
 def stablelm_generate_static(variant: str) -> Built:
     """_stablelm_generate for one prompt, greedy: eager with the dynamic cache (bad) vs the
     static cache generate() compiles (fixed)."""
-    return _stablelm_generate(variant, 1, sample=False)
+    return stablelm_static_greedy(1) if variant == "fixed" else _stablelm_generate("bad", 1, False)
 
 
 def stablelm_sample_static_b16(variant: str) -> Built:
     """_stablelm_generate for 16 prompts at once, top-p sampling, static cache (compiled by
     generate()): a serving-style decode."""
-    return _stablelm_generate("static", 16, sample=True)
+    return stablelm_static_sampled(16)
 
 
 BUILDERS: dict[str, Callable[[str], Built]] = {
