@@ -7572,6 +7572,70 @@ def stablelm_sample_static_b16(variant: str) -> Built:
     return stablelm_static_sampled(16)
 
 
+def s3d_healthy(variant: str) -> Built:
+    """torchvision S3D (separable 3D convolutions) video classification training on 16 clips of
+    16 x 224 x 224 frames, 400 classes, BF16 autocast + channels_last_3d, fused AdamW."""
+    torch = _torch()
+    import torchvision
+
+    fmt = torch.channels_last_3d
+    model = torchvision.models.video.s3d(weights=None, num_classes=400).cuda().to(memory_format=fmt)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(16, 3, 16, 224, 224, device="cuda").to(memory_format=fmt)
+    y = torch.randint(0, 400, (16,), device="cuda")
+    run = _as_run(torch, model)
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(run(x), y))
+    config = {"model": "torchvision s3d", "clip": "16x3x16x224x224", "optimizer": "AdamW(fused)"}
+    return Built(step, 16, {**config, "autocast": "bf16", "channels_last": True})
+
+
+def granitemoe_healthy(variant: str) -> Built:
+    """HF GraniteMoE (config: 8 layers x 1024, 16 heads, 8 experts of 512 a token's top 2, run
+    as batched expert matmuls, its 49,152-token vocabulary) causal-LM training on 8 x 1024
+    tokens, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import GraniteMoeConfig, GraniteMoeForCausalLM
+
+    cfg = GraniteMoeConfig(
+        hidden_size=1024,
+        intermediate_size=512,
+        num_hidden_layers=8,
+        num_attention_heads=16,
+        num_key_value_heads=16,
+        num_local_experts=8,
+        num_experts_per_tok=2,
+        vocab_size=49152,
+        max_position_embeddings=2048,
+    )
+    return _causal_lm_train(torch, GraniteMoeForCausalLM(cfg), 8, 1024, "granitemoe 8 x 1024")
+
+
+def cvt_healthy(variant: str) -> Built:
+    """HF CvT-13 (config: convolutional token embeddings and projections, three stages) image
+    classification training on 64 images of 224 x 224, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import CvtConfig, CvtForImageClassification
+
+    model = CvtForImageClassification(CvtConfig(num_labels=1000))
+    x = torch.randn(64, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    config = {"model": "cvt-13 (config)", "images": "64 x 224 x 224"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=x, labels=y).loss, 64, config)
+
+
+def codegen_healthy(variant: str) -> Built:
+    """HF CodeGen (config: 12 layers x 1024, 16 heads, rotary on 32 of each head's 64 dims,
+    parallel attention and MLP, 51,200-token vocabulary) causal-LM training on 8 x 1024 tokens,
+    BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import CodeGenConfig, CodeGenForCausalLM
+
+    cfg = CodeGenConfig(
+        n_layer=12, n_embd=1024, n_head=16, rotary_dim=32, n_positions=2048, vocab_size=51200
+    )
+    return _causal_lm_train(torch, CodeGenForCausalLM(cfg), 8, 1024, "codegen 12 x 1024")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7873,6 +7937,10 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         olmo_healthy,
         stablelm_generate_static,
         stablelm_sample_static_b16,
+        s3d_healthy,
+        granitemoe_healthy,
+        cvt_healthy,
+        codegen_healthy,
     )
 }
 
