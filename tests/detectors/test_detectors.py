@@ -14,7 +14,15 @@ from scenarios import SCENARIOS, diagnose_trace, diagnosed, finding, serious
 from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.detectors import REGISTRY
-from bottleneck_lab.detectors._examples import SYNC_NAME, launch, steps
+from bottleneck_lab.detectors._examples import (
+    FULL_GRID,
+    SYNC_NAME,
+    TINY_KERNELS,
+    TINY_PERIOD_US,
+    launch,
+    steps,
+    tiny_kernels,
+)
 from bottleneck_lab.detectors.data_loading import MULTI_WORKER_NEXT
 from bottleneck_lab.diagnosis import SEVERITIES, severity_for_share
 from bottleneck_lab.op_flops import median_fill, one_sample_share
@@ -467,6 +475,39 @@ def test_launch_overhead_from_a_for_loop_optimizer_points_at_fused():
     assert f.evidence["launches_in_optimizer_pct"] == 100.0 and f.evidence["optimizer"] == "AdamW"
     assert "fused=True" in f.fix and "foreach=True" in f.fix and "AdamW" in f.fix
     assert "bigger batch" not in f.fix  # per-parameter kernels do not grow with the batch
+
+
+def _graph_replayed_step(eager: bool) -> TraceBuilder:
+    """Each step one cudaGraphLaunch that runs 40 2 µs kernels back to back, then (eager) the
+    tiny kernels of _examples launched one by one, each after the last ended."""
+    b = TraceBuilder()
+    for t0 in steps(b, cpu_us=TINY_KERNELS * TINY_PERIOD_US + 200 if eager else 300):
+        corr = b.runtime("cudaGraphLaunch", t0 + 2, 20)
+        for i in range(40):
+            b.kernel("triton_poi_fused_add_0", t0 + 25 + 2 * i, 2, correlation=corr, grid=FULL_GRID)
+        if eager:
+            tiny_kernels(b, t0 + 150, FULL_GRID)
+    return b
+
+
+def test_launch_overhead_counts_graph_replayed_kernels_apart():
+    # kernels a CUDA graph replays cost the host no launch each: the finding counts them apart
+    # and tells a user who already has graphs that the launches left are the code around them
+    f = finding(diagnose_trace(_graph_replayed_step(eager=True)), "launch-overhead")
+    ev = f.evidence
+    assert ev["kernels_from_cuda_graphs_per_step"] == 40.0
+    assert ev["cuda_graph_launches_per_step"] == 1.0
+    assert ev["kernels_per_step"] == 40.0 + TINY_KERNELS
+    assert ev["kernels_shorter_than_launch_pct"] == 100.0  # the tiny kernels only
+    assert f"{TINY_KERNELS} kernels per step launched one by one" in f.title
+    assert "already replays 40 kernels a step from 1 CUDA graph launch " in f.fix
+    assert "around them" in f.fix
+
+
+def test_a_graph_replayed_step_raises_no_launch_overhead_at_medium():
+    d = diagnose_trace(_graph_replayed_step(eager=False))
+    f = finding(d, "launch-overhead")
+    assert f is None or SEVERITIES.index(f.severity) < SEVERITIES.index("medium")
 
 
 # --- small-batch --------------------------------------------------------------------------------
