@@ -5577,9 +5577,6 @@ COMPILE_SAVING_PCT: dict[str, tuple[float, ...]] = {
     "dla34_healthy/healthy": (22.6,),
     "rexnet_healthy/healthy": (-14.2,),
     "olmo_healthy/healthy": (36.2,),
-    # holdout 84: the static-cache decode, generate()'s compiled forward, against the eager
-    # decode (the fix is the compile)
-    "stablelm_generate_static/bad": (62.0,),
     # holdout 85
     "s3d_healthy/healthy": (4.6,),
     "granitemoe_healthy/healthy": (8.8,),
