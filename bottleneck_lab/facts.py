@@ -239,6 +239,11 @@ def has_backward(frame: TraceFrame) -> bool:
     return bool((name_mask(ops["name"], ENGINE_NODE) & (ops["step"].to_numpy() >= 0)).any())
 
 
+# Grouped matmuls (mixture-of-experts layers' experts, torch._grouped_mm / F.grouped_mm): not
+# autocast ops, so they run in the weights' dtype (transformers casts their input to it); in FP32,
+# PyTorch's fallback runs one product per group after reading the group offsets to the host.
+GROUPED_MM = re.compile(r"^aten::_(scaled_)?grouped_mm$")
+
 # A torch.compile'd frame's span on the host: `Torch-Compiled Region: F/N`, frame F's N-th
 # compile (recompilation reads N; sync_stall, the reads made inside one).
 COMPILED_REGION = re.compile(r"^Torch-Compiled Region: (\d+)/(\d+)")

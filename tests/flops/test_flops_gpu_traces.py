@@ -13,16 +13,13 @@ from pathlib import Path
 import pytest
 from conftest import xfail_listed
 
+from bottleneck_lab import facts
 from bottleneck_lab.analyze import diagnose
 from bottleneck_lab.op_flops import op_costs
 from bottleneck_lab.trace import load_trace
 from bottleneck_lab.trace.frame import name_mask, nearest_ancestor
 
 TRACES = sorted((Path(__file__).resolve().parents[2] / "traces").glob("*/*/*.json.gz"))
-
-
-# Grouped products of mixture-of-experts layers, which FlopCounterMode has no formula for
-GROUPED_MM = r"^aten::_(scaled_)?grouped_mm$"
 
 
 def grouped_mm_flops(frames) -> float:
@@ -32,7 +29,7 @@ def grouped_mm_flops(frames) -> float:
     ops = frame.cpu_ops
     oc = op_costs(frame)
     rows = oc["row"].to_numpy(dtype=int)
-    grouped = name_mask(ops["name"], GROUPED_MM)
+    grouped = name_mask(ops["name"], facts.GROUPED_MM)  # FlopCounterMode has no formula
     inside = nearest_ancestor(ops["parent"].to_numpy(), rows, grouped) >= 0  # at or above
     return float(oc.loc[inside, "flops"].sum()) / max(len(frame.steps), 1)
 

@@ -233,12 +233,14 @@ WRONG_TOP: dict[tuple[str, str], str] = {
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
     ("granitemoe_healthy", "healthy"): "holdout 85: fusion medium 24.8% (see WRONG_TOP) and "
-    "sync_stall medium 11.1% on the expert dispatch's reads of its split sizes to the host (96 a "
-    "step, `aten::to`), 12.3 ms a step blocked in them and none of the GPU's idle right after "
-    "them; the replay, whose step at the highest profiler share (86.0 ms) is near the measured "
-    "83.33, has the step GPU-bound without them (8.6 ms saved, the GPU busy 75.93 of 83.33 ms). "
-    "No fix was measured: GraniteMoE's experts split their tokens by sizes read to the host, "
-    "which only a grouped matmul fed sizes on the GPU would drop",
+    "sync_stall medium 11.1% on 96 reads a step of group offsets to the host, all inside "
+    "torch._grouped_mm on FP32 inputs (the experts' weights are FP32 and grouped_mm is no "
+    "autocast op, so PyTorch's fallback runs one FP32 product per expert). After the score the "
+    "experts cast to BF16 measured 42.5% less time a step (ab_time.py, 86.12 -> 49.52 ms, study "
+    "variant bf16_experts), the reads and the FP32 products gone; precision, whose gate then "
+    "learnt to count FP32's share of matrix kernel time (80%) beside its share of FLOPs (19.6%), "
+    "says medium 16.3% and names the experts. By the rule, written before the run, all three "
+    "are false alarms",
     ("stablelm_sample_static_b16", "static"): "holdout 84: sync_stall medium 20.6% on HF "
     "generate()'s own reads (about 3 a token: the unfinished-sequences test and two more), where "
     "the trace shows 0.5% of idle after them and 0.9 ms a step of host blocked in them; the "
