@@ -7563,7 +7563,7 @@ def stablelm_static_sampled(batch: int) -> Built:
 def stablelm_generate_static(variant: str) -> Built:
     """_stablelm_generate for one prompt, greedy: eager with the dynamic cache (bad) vs the
     static cache generate() compiles (fixed)."""
-    return stablelm_static_greedy(1) if variant == "fixed" else _stablelm_generate("bad", 1, False)
+    return _stablelm_generate(variant, 1, sample=False)
 
 
 def stablelm_sample_static_b16(variant: str) -> Built:

@@ -264,10 +264,10 @@ def detect(frame: TraceFrame, cfg: Config):
     # a graph launch is one call for all its kernels: only kernels launched one by one compare
     replayed = _graph_replayed(frame, k)
     linked = (k["launch"].to_numpy() >= 0) & ~replayed
+    graphed, eager = replayed.sum() / n_steps, (~replayed).sum() / n_steps  # kernels a step
     shorter = (
         float((k["dur"].to_numpy()[linked] < launch_dur[linked]).mean()) if linked.any() else 0.0
     )
-    n_steps = max(len(frame.steps), 1)
     evidence = {
         "kernels_per_step": round(len(k) / n_steps, 1),
         "median_kernel_us": round(float(k["dur"].median()), 2) if len(k) else None,
@@ -288,7 +288,7 @@ def detect(frame: TraceFrame, cfg: Config):
         "kernels_by_call": kernels_by_call(frame, k),
     }
     if replayed.any():  # only where the step has CUDA graphs
-        evidence["kernels_from_cuda_graphs_per_step"] = round(float(replayed.sum()) / n_steps, 1)
+        evidence["kernels_from_cuda_graphs_per_step"] = round(float(graphed), 1)
         evidence["cuda_graph_launches_per_step"] = round(
             len(np.unique(k["launch"].to_numpy()[replayed])) / n_steps, 1
         )
@@ -322,14 +322,13 @@ def detect(frame: TraceFrame, cfg: Config):
         calls = evidence["kernels_by_call"][:3]
         if replayed.any():
             # the user has CUDA graphs already: what is left is the code outside them
-            eager = (~replayed).sum() / n_steps
             waits_on = (
                 f"the GPU waits on the {eager:.0f} kernels a step launched one by one around them"
                 if eager >= 1
                 else "the GPU waits on the host's work between the graph launches"
             )
             fix = (
-                f"The step already replays {replayed.sum() / n_steps:.0f} kernels a step from "
+                f"The step already replays {graphed:.0f} kernels a step from "
                 f"{_graph_launches(evidence)} "
                 f"(cudaGraphLaunch); {waits_on}. Bring that code into the captured region "
                 "(compile the loop around the model, its sampling or loss and bookkeeping, not "
@@ -391,13 +390,13 @@ def detect(frame: TraceFrame, cfg: Config):
     kernels = f"{len(k) / n_steps:.0f} kernels per step"
     if replayed.any() and not (~replayed).any():
         kernels = (
-            f"{_graph_launches(evidence)} per step "
-            f"({replayed.sum() / n_steps:.0f} kernels) with the host's work between them"
+            f"{_graph_launches(evidence)} per step ({graphed:.0f} kernels) with the host's work "
+            "between them"
         )
     elif replayed.any():
         kernels = (
-            f"{(~replayed).sum() / n_steps:.0f} kernels per step launched one by one (and "
-            f"{replayed.sum() / n_steps:.0f} replayed from CUDA graphs)"
+            f"{eager:.0f} kernels per step launched one by one (and {graphed:.0f} replayed from "
+            "CUDA graphs)"
         )
     title = f"Kernel launches cannot keep the GPU busy: {idle_pct}, {kernels}"
     severity = min(
