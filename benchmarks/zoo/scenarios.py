@@ -7962,13 +7962,16 @@ def run_one(
     compile_model: bool = False,
     shapes: bool = True,
     stack: bool = False,
+    memory: bool = True,
 ) -> None:
     """Capture one run. compile_model: the step calls torch.compile(model) (COMPILE_MODEL), is
     compiled before the capture, and its FLOPs are not counted (FlopCounterMode's global module
     hooks made Dynamo fall back to eager for the whole capture: no Triton kernel ran). shapes:
     record_shapes (off: a trace as captured without it, for study, not the zoo). stack:
     with_stack, the Python tracer on as the PyTorch profiler recipe and TensorBoard tutorial have
-    it (a trace as many users capture theirs, for study, not the zoo)."""
+    it (a trace as many users capture theirs, for study, not the zoo). memory: profile_memory
+    (off with shapes off: the profiler's defaults, as `torch.profiler.profile(activities=...)`
+    records a trace with nothing else asked for)."""
     from bottleneck_lab.capture import ProfileSettings
 
     global COMPILE_MODEL
@@ -7978,7 +7981,7 @@ def run_one(
         for _ in range(WARMUP_STEPS):
             built.step()
     settings = ProfileSettings(wait=0, warmup=1, active=2) if built.quick else ProfileSettings()
-    settings = replace(settings, record_shapes=shapes, with_stack=stack)
+    settings = replace(settings, record_shapes=shapes, with_stack=stack, profile_memory=memory)
     capture_built(built, name, variant, out / name, settings, compile_model)
 
 
@@ -8036,6 +8039,12 @@ def main() -> int:
         help="capture without record_shapes, for study (not the zoo)",
     )
     p.add_argument(
+        "--defaults",
+        action="store_true",
+        help="capture with the profiler's defaults (no record_shapes, no profile_memory), for "
+        "study (not the zoo)",
+    )
+    p.add_argument(
         "--with-stack",
         action="store_true",
         help="capture with with_stack=True (the Python tracer), for study (not the zoo)",
@@ -8047,8 +8056,9 @@ def main() -> int:
             args.variant,
             args.out,
             args.compile_model,
-            not args.no_shapes,
+            not (args.no_shapes or args.defaults),
             args.with_stack,
+            not args.defaults,
         )
         sys.stdout.flush()
         os._exit(0)  # persistent DataLoader workers otherwise hold the exit for seconds each
@@ -8070,6 +8080,7 @@ def main() -> int:
                         str(args.out),
                         *(["--no-shapes"] if args.no_shapes else []),
                         *(["--with-stack"] if args.with_stack else []),
+                        *(["--defaults"] if args.defaults else []),
                     ],
                     timeout=args.timeout,
                     capture_output=True,
