@@ -4998,6 +4998,46 @@ HOLDOUT85: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 86 (2026-12-01, fifty-fifth session), builders and rules written and committed before
+# any of them ran on a GPU, after holdout 85 found HF GraniteMoE's FP32 experts: mixture-of-
+# experts training as mixed precision usually runs it, FP32 weights under BF16 autocast with
+# transformers' default experts backend (grouped_mm), on two families whose BF16-weight runs the
+# zoo has (HF Mixtral: 8 experts of 1792, top 2; HF OLMoE: 32 experts of 512, top 4; 8 layers x
+# 1024, 8 x 1024 tokens, fused AdamW), each against the same run with the experts' weights cast
+# to BF16; and HF PhiMoE (8 experts, top 2, sparsemixer routing; no zoo run uses it) trained in
+# BF16 weights with grouped_mm experts. Rules: a pair's bad run is labelled precision where its
+# fix measures >= 10% less time a step by the capture's sidecars, healthy otherwise; on a bad
+# run labelled precision sync_stall is also allowed, since its host reads are the FP32 grouped
+# matmul's fallback, which the fix removes (holdout 85); a GPU busy under 80% of the
+# synchronised step allows host_bound and launch_overhead; torch.compile(model) >= 10% faster
+# (compile_savings.py --model-only) allows fusion, and a run not measured allows no fusion;
+# small_batch is allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10% less
+# time per sample. Any other finding >= medium is a false alarm. The labels below are the rules
+# before any measurement; they are to be set from the measurements before scoring.
+HOLDOUT86: tuple[Scenario, ...] = (
+    Scenario(
+        "mixtral_fp32_experts",
+        "HF Mixtral (config: 8 layers x 1024, 8 experts, top 2) causal-LM training, 8 x 1024 "
+        "tokens, FP32 weights under BF16 autocast, fused AdamW: grouped_mm experts in FP32 vs "
+        "the experts' weights in BF16",
+        {"bad": Run(_k("precision"), _k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "olmoe_fp32_experts",
+        "HF OLMoE (config: 8 layers x 1024, 32 experts, top 4) causal-LM training, 8 x 1024 "
+        "tokens, FP32 weights under BF16 autocast, fused AdamW: grouped_mm experts in FP32 vs "
+        "the experts' weights in BF16",
+        {"bad": Run(_k("precision"), _k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "phimoe_bf16_healthy",
+        "HF PhiMoE (config: 8 layers x 1024, 8 experts, top 2) causal-LM training, 8 x 1024 "
+        "tokens, BF16 weights, grouped_mm experts, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5151,6 +5191,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT83
     + HOLDOUT84
     + HOLDOUT85
+    + HOLDOUT86
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7643,6 +7643,58 @@ def codegen_healthy(variant: str) -> Built:
     return _causal_lm_train(torch, CodeGenForCausalLM(cfg), 8, 1024, "codegen 12 x 1024")
 
 
+# ---- holdout 86 ---------------------------------------------------------------------------------
+
+
+def _moe_fp32_master(model, variant: str, name: str) -> Built:
+    """An HF mixture-of-experts causal LM trained as mixed precision usually is: FP32 weights,
+    BF16 autocast, fused AdamW, 8 x 1024 tokens, with transformers' default experts backend
+    (grouped_mm since 5.x). Variant "fixed": the experts' weights cast to BF16 (torch's grouped
+    matmul is no autocast op; transformers casts its input to the weights' dtype)."""
+    torch = _torch()
+    if variant == "fixed":
+        for module in model.modules():
+            if type(module).__name__.endswith("Experts"):
+                module.to(torch.bfloat16)
+    built = _causal_lm_train(torch, model, 8, 1024, name)
+    experts = "bf16" if variant == "fixed" else "fp32"
+    impl = getattr(model.config, "_experts_implementation", None)
+    built.config.update({"weights": "fp32", "experts_weights": experts, "experts": impl})
+    return built
+
+
+def mixtral_fp32_experts(variant: str) -> Built:
+    """_moe_fp32_master on HF Mixtral (config: 8 layers x 1024, 8 experts of 1792, top 2)."""
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    cfg = MixtralConfig(
+        **{**DECODER_8X1024, "intermediate_size": 1792}, num_local_experts=8, num_experts_per_tok=2
+    )
+    return _moe_fp32_master(MixtralForCausalLM(cfg), variant, "mixtral 8x1024 (config), 8 top-2")
+
+
+def olmoe_fp32_experts(variant: str) -> Built:
+    """_moe_fp32_master on HF OLMoE (config: 8 layers x 1024, 32 experts of 512, top 4)."""
+    from transformers import OlmoeConfig, OlmoeForCausalLM
+
+    cfg = OlmoeConfig(
+        **{**DECODER_8X1024, "intermediate_size": 512}, num_experts=32, num_experts_per_tok=4
+    )
+    return _moe_fp32_master(OlmoeForCausalLM(cfg), variant, "olmoe 8x1024 (config), 32 top-4")
+
+
+def phimoe_bf16_healthy(variant: str) -> Built:
+    """HF PhiMoE (config: 8 layers x 1024, 8 experts of 1792, top 2 by sparsemixer routing)
+    trained in BF16 weights with fused AdamW on 8 x 1024 tokens, experts as grouped_mm."""
+    from transformers import PhimoeConfig, PhimoeForCausalLM
+
+    cfg = PhimoeConfig(
+        **{**DECODER_8X1024, "intermediate_size": 1792}, num_local_experts=8, num_experts_per_tok=2
+    )
+    config = {"model": "phimoe 8x1024 (config), 8 experts top-2"}
+    return _hf_moe_experts(PhimoeForCausalLM, cfg, "fixed", config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -7948,6 +8000,9 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         granitemoe_healthy,
         cvt_healthy,
         codegen_healthy,
+        mixtral_fp32_experts,
+        olmoe_fp32_experts,
+        phimoe_bf16_healthy,
     )
 }
 
