@@ -1,6 +1,7 @@
 """The profiler's share of host time per op, from the shipped traces and their sidecars.
 
     python benchmarks/profiler_share.py [--host-set]
+    python benchmarks/profiler_share.py --dir traces/defaults   # other profiler settings
 
 For every captured run whose profiled median step is at least 10% longer than its synchronised
 step outside the profiler (the profiler visibly slowed the host), the share is
@@ -12,6 +13,11 @@ DataLoader (bottleneck_lab.facts). facts.PROFILER_SHARE_OF_HOST_OP is the median
 PROFILER_SHARE_OF_HOST_OP_LOW and _HIGH the lowest and highest of the runs the profiler slowed
 by 30% or more. The
 holdout scenarios (benchmarks/zoo/labels.py) are left out: they calibrate nothing.
+
+`--dir` reads the runs captured again under other profiler settings (traces/defaults: no
+record_shapes, no profile_memory) beside the same runs' zoo captures, where both are slowed by
+10% or more and the host sets both steps: whether the constants hold for traces captured so.
+It calibrates nothing, so holdouts stay in.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks" / "zoo")]
+sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks"), str(ROOT / "benchmarks" / "zoo")]
 
+import accuracy  # noqa: E402
 import labels  # noqa: E402
 
 from bottleneck_lab import facts  # noqa: E402
@@ -39,8 +46,60 @@ from bottleneck_lab.trace.load import load_trace  # noqa: E402
 HOST_SET_BUSY = 0.8
 
 
+def share(path: Path, host_set: bool) -> tuple[float, float] | None:
+    """(profiled / synchronised step, the profiler's share of host working time) of one run, or
+    None where the profiler slowed its step by under 10% (or, host_set, its GPU sets it)."""
+    meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
+    if not meta.exists():
+        return None
+    sync = json.loads(meta.read_text())["step_time_ms"]["median"] * 1e3
+    frame = load_trace(path)[0]
+    n = max(len(frame.steps), 1)
+    profiled = float(np.median(frame.steps["dur"])) if len(frame.steps) else 0.0
+    if profiled < 1.1 * sync:
+        return None
+    if host_set and facts.gpu_time_us(frame) >= HOST_SET_BUSY * sync:
+        return None  # the GPU sets the step: profiled - sync is only a floor on the cost
+    # the steps less the idle their host's slowdown made (facts.host_slowdown_by_step),
+    # which is no per-op cost
+    gaps = facts.idle_gaps(frame)
+    slowed = gaps.groupby("step")["slowed_us"].sum().reindex(frame.steps["step"], fill_value=0)
+    profiled = float(np.median(frame.steps["dur"].to_numpy() - slowed.to_numpy()))
+    slow = facts.host_slowdown_by_step(frame).sum()
+    working = (facts._host_span_us(frame) - facts._host_blocked_us(frame) - slow) / n
+    return (profiled / sync, (profiled - sync) / working) if working > 0 else None
+
+
+def compare(root: Path) -> int:
+    """Shares of the runs under `root` beside the same runs' zoo (or demo) captures."""
+    print(f"{'run':<44}{'share here':>11}{'in the zoo':>11}")
+    here, zoo = [], []
+    for name, variant in sorted(
+        (p.parent.name, p.name.removesuffix(".json.gz")) for p in root.glob("*/*.json.gz")
+    ):
+        scenario = labels.BY_NAME.get(name)
+        other = accuracy.trace_path(scenario, variant) if scenario else None
+        if other is None or not other.is_file():
+            continue
+        a, b = share(root / name / f"{variant}.json.gz", True), share(other, True)
+        if a is None or b is None or a[1] > 1:  # > 1: a DataLoader's wait, no per-op cost
+            continue
+        here.append(a[1])
+        zoo.append(b[1])
+        print(f"{name + '/' + variant:<44}{a[1]:>11.2f}{b[1]:>11.2f}")
+    print(
+        f"\n{len(here)} runs the host sets in both captures: median share {np.median(here):.2f} "
+        f"here, {np.median(zoo):.2f} in the zoo (facts.PROFILER_SHARE_OF_HOST_OP "
+        f"{facts.PROFILER_SHARE_OF_HOST_OP})"
+    )
+    return 0
+
+
 def main() -> int:
-    host_set = "--host-set" in sys.argv[1:]
+    args = sys.argv[1:]
+    if "--dir" in args:
+        return compare(Path(args[args.index("--dir") + 1]))
+    host_set = "--host-set" in args
     rows = []
     holdout = labels.holdout_names()
     for path in sorted((ROOT / "traces").glob("*/*/*.json.gz")):
@@ -48,29 +107,12 @@ def main() -> int:
             continue  # holdouts calibrate nothing; cold_start was profiled without warm-up
         if path.parents[1].name not in ("zoo", "h100"):
             continue  # second captures (recapture, other profiler settings) calibrate nothing
-        meta = path.with_name(path.name.replace(".json.gz", ".meta.json"))
-        if not meta.exists():
-            continue
-        sync = json.loads(meta.read_text())["step_time_ms"]["median"] * 1e3
-        frame = load_trace(path)[0]
-        n = max(len(frame.steps), 1)
-        profiled = float(np.median(frame.steps["dur"])) if len(frame.steps) else 0.0
-        if profiled < 1.1 * sync:
-            continue
-        if host_set and facts.gpu_time_us(frame) >= HOST_SET_BUSY * sync:
-            continue  # the GPU sets the step: profiled - sync is only a floor on the cost
-        # the steps less the idle their host's slowdown made (facts.host_slowdown_by_step),
-        # which is no per-op cost
-        gaps = facts.idle_gaps(frame)
-        slowed = gaps.groupby("step")["slowed_us"].sum().reindex(frame.steps["step"], fill_value=0)
-        profiled = float(np.median(frame.steps["dur"].to_numpy() - slowed.to_numpy()))
-        slow = facts.host_slowdown_by_step(frame).sum()
-        working = (facts._host_span_us(frame) - facts._host_blocked_us(frame) - slow) / n
-        if working > 0:
-            rows.append((str(path.relative_to(ROOT)), profiled / sync, (profiled - sync) / working))
+        r = share(path, host_set)
+        if r is not None:
+            rows.append((str(path.relative_to(ROOT)), *r))
     print(f"{'trace':<52}{'profiled/sync':>14}{'share':>8}")
-    for name, slow, share in rows:
-        print(f"{name:<52}{slow:>14.2f}{share:>8.2f}")
+    for name, slow, sh in rows:
+        print(f"{name:<52}{slow:>14.2f}{sh:>8.2f}")
     shares = np.array([r[2] for r in rows])
     slowed = np.array([r[2] for r in rows if r[1] >= 1.3])
     print(
