@@ -895,6 +895,20 @@ def host_time_us(frame: TraceFrame, profiler_share: float = PROFILER_SHARE_OF_HO
     return c[profiler_share]
 
 
+def host_work_in_us(
+    frame: TraceFrame,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    profiler_share: float = PROFILER_SHARE_OF_HOST_OP_LOW,
+) -> np.ndarray:
+    """The host's own work inside each span [starts, ends) of the launching process, without
+    the profiler, as host_time_us reads a step's: the span less the time it sat in synchronising
+    calls and less the profiler's cost of the ops recorded in it (at `profiler_share`)."""
+    x = profiler_share / PROFILER_SHARE_OF_HOST_OP
+    profiler = x * profiler_us_per_op(frame) * _ops_in(frame, starts, ends)
+    return np.maximum(ends - starts - _in_syncs_in(frame, starts, ends) - profiler, 0.0)
+
+
 def _host_span_us(frame: TraceFrame) -> float:
     """µs over all steps that the host spent inside its step (the ProfilerStep spans; the
     windows where a trace marks no steps): a host that ran ahead and waited for the GPU between

@@ -259,7 +259,10 @@ def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
     is_node = name_mask(ops["name"], facts.ENGINE_NODE)
     is_mm = ops["name"].isin(list(MATMUL_INPUTS)).to_numpy()
     parent = ops["parent"].to_numpy()
-    above = nearest_ancestor(parent, parent, is_mm | is_node) >= 0
+    # a grouped matmul is a product too: in FP32 PyTorch runs it as one aten::mm per expert
+    # (holdout 86), a loop in PyTorch, not in the model's code
+    grouped = name_mask(ops["name"], facts.GROUPED_MM)
+    above = nearest_ancestor(parent, parent, is_mm | is_node | grouped) >= 0
     rows = np.flatnonzero(is_mm & ~above & ~is_node & in_steps(frame))
     names = ops["name"].astype(object).to_numpy()
     all_dims = ops["input_dims"].to_numpy()
@@ -287,15 +290,20 @@ def _forward_matmuls(frame: TraceFrame) -> pd.DataFrame:
 
 
 def kernel_step_saving_us(
-    frame: TraceFrame, gpu_saved: float, shorter: pd.Series, profiler_share: float
+    frame: TraceFrame,
+    gpu_saved: float,
+    shorter: pd.Series,
+    profiler_share: float,
+    host_saved: float = 0.0,
 ) -> tuple[float, float | None]:
     """The step saving of kernels `shorter` by that much (gpu_saved in all, per step) with the
     host's work taken at `profiler_share`, and the replay's where it bounds it. GPU time saved
     shortens the step only where the GPU, not the host, sets its length; where the host and the
     GPU take turns (at syncs) that bound is too kind, since only the stretches the GPU sets get
-    shorter: the replay says how many."""
-    step_saved = facts.step_saving_us(frame, gpu_saved, profiler_share=profiler_share)
-    if facts.gpu_sets_step(frame):
+    shorter: the replay says how many. host_saved: host work per step the same fix removes,
+    with the syncs in it; the replay keeps every traced op and sync, so it cannot price that."""
+    step_saved = facts.step_saving_us(frame, gpu_saved, host_saved, profiler_share=profiler_share)
+    if facts.gpu_sets_step(frame) or host_saved > 0:
         return step_saved, None
     replayed = replay.gpu_saving_us(frame, shorter, profiler_share)
     return min(step_saved, replayed), replayed
