@@ -421,12 +421,17 @@ def detect(frame: TraceFrame, cfg: Config):
     # at the median share is the upper end, said beside it. FP32 grouped matmuls also give back
     # the host work of their per-expert fallback, of which a faster host has less: the promise
     # is then the smaller of the two.
-    def saving(profiler_share: float) -> tuple[float, float | None]:
-        host = _fallback_host_us(frame, k32, profiler_share) if experts else 0.0
-        return kernel_step_saving_us(frame, gpu_saved, shorter, profiler_share, host)
-
-    step_saved, replayed = saving(facts.PROFILER_SHARE_OF_HOST_OP_LOW)
-    median = saving(facts.PROFILER_SHARE_OF_HOST_OP)[0]
+    low_share, median_share = facts.PROFILER_SHARE_OF_HOST_OP_LOW, facts.PROFILER_SHARE_OF_HOST_OP
+    fallback = {
+        at: _fallback_host_us(frame, k32, at) if experts else 0.0
+        for at in (low_share, median_share)
+    }
+    step_saved, replayed = kernel_step_saving_us(
+        frame, gpu_saved, shorter, low_share, fallback[low_share]
+    )
+    median, _ = kernel_step_saving_us(
+        frame, gpu_saved, shorter, median_share, fallback[median_share]
+    )
     per_step, share = cost(frame, step_saved * n_steps)
     _, at_median = cost(frame, median * n_steps)
     upper, slow, typical = at_median, "slowest plausible", "typical"
@@ -463,9 +468,7 @@ def detect(frame: TraceFrame, cfg: Config):
     evidence["custom_function"] = function or None
     evidence["fp32_kernel_time_in_grouped_matmuls_pct"] = round(100 * in_grouped, 1)
     if experts:
-        evidence["host_time_in_fp32_grouped_matmuls_us_per_step"] = round(
-            _fallback_host_us(frame, k32, facts.PROFILER_SHARE_OF_HOST_OP_LOW), 1
-        )
+        evidence["host_time_in_fp32_grouped_matmuls_us_per_step"] = round(fallback[low_share], 1)
         title = (
             f"{fp32_pct:.0f}% of {flops} run in FP32 though the step runs half-precision "
             f"matmuls: {100 * in_grouped:.0f}% of that FP32 kernel time is in grouped matmuls "
