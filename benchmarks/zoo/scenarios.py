@@ -1757,6 +1757,16 @@ def _hf_moe_experts(model_cls, cfg, variant: str, config: dict, inference: bool 
     return Built(step, 8, config, flop_step=twin, flops_note=note)
 
 
+# Mixtral's mixture of experts at DECODER_8X1024's widths: 8 experts of 1792, a token's top 2
+# (PhiMoE takes the same keys)
+MIXTRAL_8X1024 = {
+    **DECODER_8X1024,
+    "intermediate_size": 1792,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+}
+
+
 def mixtral_moe_experts(variant: str) -> Built:
     """HF Mixtral (config: 8 layers x 1024, 8 experts, top-2) trained in BF16 weights with fused
     AdamW, 8 x 1024 tokens: transformers' eager experts backend, a Python loop over the experts
@@ -1764,11 +1774,7 @@ def mixtral_moe_experts(variant: str) -> Built:
     device values), vs experts_implementation="grouped_mm" (one grouped GEMM per projection)."""
     from transformers import MixtralConfig, MixtralForCausalLM
 
-    cfg = MixtralConfig(
-        **{**DECODER_8X1024, "intermediate_size": 1792},
-        num_local_experts=8,
-        num_experts_per_tok=2,
-    )
+    cfg = MixtralConfig(**MIXTRAL_8X1024)
     config = {"model": "mixtral 8x1024 (config), 8 experts top-2"}
     return _hf_moe_experts(MixtralForCausalLM, cfg, variant, config)
 
@@ -2991,16 +2997,21 @@ def qwen2_moe_eval_experts(variant: str) -> Built:
     return _hf_moe_experts(Qwen2MoeForCausalLM, cfg, variant, config, inference=True)
 
 
+# OLMoE's mixture of experts at DECODER_8X1024's widths: 32 experts of 512, a token's top 4
+OLMOE_8X1024 = {
+    **DECODER_8X1024,
+    "intermediate_size": 512,
+    "num_experts": 32,
+    "num_experts_per_tok": 4,
+}
+
+
 def olmoe_experts(variant: str) -> Built:
     """HF OLMoE (config: 8 layers x 1024, 32 experts of width 512, top-4) trained in BF16
     weights with fused AdamW, 8 x 1024 tokens: the eager experts loop vs grouped_mm."""
     from transformers import OlmoeConfig, OlmoeForCausalLM
 
-    cfg = OlmoeConfig(
-        **{**DECODER_8X1024, "intermediate_size": 512},
-        num_experts=32,
-        num_experts_per_tok=4,
-    )
+    cfg = OlmoeConfig(**OLMOE_8X1024)
     config = {"model": "olmoe 8x1024 (config), 32 experts of 512 top-4"}
     return _hf_moe_experts(OlmoeForCausalLM, cfg, variant, config)
 
@@ -7667,20 +7678,16 @@ def mixtral_fp32_experts(variant: str) -> Built:
     """_moe_fp32_master on HF Mixtral (config: 8 layers x 1024, 8 experts of 1792, top 2)."""
     from transformers import MixtralConfig, MixtralForCausalLM
 
-    cfg = MixtralConfig(
-        **{**DECODER_8X1024, "intermediate_size": 1792}, num_local_experts=8, num_experts_per_tok=2
-    )
-    return _moe_fp32_master(MixtralForCausalLM(cfg), variant, "mixtral 8x1024 (config), 8 top-2")
+    model = MixtralForCausalLM(MixtralConfig(**MIXTRAL_8X1024))
+    return _moe_fp32_master(model, variant, "mixtral 8x1024 (config), 8 top-2")
 
 
 def olmoe_fp32_experts(variant: str) -> Built:
     """_moe_fp32_master on HF OLMoE (config: 8 layers x 1024, 32 experts of 512, top 4)."""
     from transformers import OlmoeConfig, OlmoeForCausalLM
 
-    cfg = OlmoeConfig(
-        **{**DECODER_8X1024, "intermediate_size": 512}, num_experts=32, num_experts_per_tok=4
-    )
-    return _moe_fp32_master(OlmoeForCausalLM(cfg), variant, "olmoe 8x1024 (config), 32 top-4")
+    model = OlmoeForCausalLM(OlmoeConfig(**OLMOE_8X1024))
+    return _moe_fp32_master(model, variant, "olmoe 8x1024 (config), 32 top-4")
 
 
 def phimoe_bf16_healthy(variant: str) -> Built:
@@ -7688,9 +7695,7 @@ def phimoe_bf16_healthy(variant: str) -> Built:
     trained in BF16 weights with fused AdamW on 8 x 1024 tokens, experts as grouped_mm."""
     from transformers import PhimoeConfig, PhimoeForCausalLM
 
-    cfg = PhimoeConfig(
-        **{**DECODER_8X1024, "intermediate_size": 1792}, num_local_experts=8, num_experts_per_tok=2
-    )
+    cfg = PhimoeConfig(**MIXTRAL_8X1024)
     config = {"model": "phimoe 8x1024 (config), 8 experts top-2"}
     return _hf_moe_experts(PhimoeForCausalLM, cfg, "fixed", config)
 

@@ -228,19 +228,27 @@ def _custom_backward(frame: TraceFrame, k: pd.DataFrame, k32: pd.DataFrame) -> t
     return str(total.idxmax()), float(total.max() / max(dur.sum(), 1e-9))
 
 
-def _fallback_host_us(frame: TraceFrame, k32: pd.DataFrame, profiler_share: float) -> float:
-    """Host µs per step (without the profiler, at `profiler_share`) inside the grouped matmuls
-    that launched the FP32 matrix kernels k32, less one op's host time per call: in FP32,
-    PyTorch runs a grouped matmul as a fallback that reads the group offsets to the host and
-    launches one product per expert, all of which one BF16 grouped kernel replaces (HF OLMoE,
-    holdout 86: 61.5 ms of the FP32 step's 123.4 ms of host work inside them, at the profiler's
-    low share)."""
+def _grouped_calls(frame: TraceFrame, k32: pd.DataFrame) -> np.ndarray:
+    """For each FP32 matrix kernel of k32, the cpu_ops row of the grouped matmul
+    (facts.GROUPED_MM) its op ran under; -1 outside one, or where kernels have no owning op."""
+    if "owner" not in k32:
+        return np.full(len(k32), -1)
     ops = frame.cpu_ops
     grouped = name_mask(ops["name"], facts.GROUPED_MM)
-    calls = nearest_ancestor(ops["parent"].to_numpy(), k32["owner"].to_numpy(), grouped)
+    return nearest_ancestor(ops["parent"].to_numpy(), k32["owner"].to_numpy(), grouped)
+
+
+def _fallback_host_us(frame: TraceFrame, calls: np.ndarray, profiler_share: float) -> float:
+    """Host µs per step (without the profiler, at `profiler_share`) inside the grouped matmuls
+    `calls` (_grouped_calls) that launched FP32 matrix kernels, less one op's host time per
+    call: in FP32, PyTorch runs a grouped matmul as a fallback that reads the group offsets to
+    the host and launches one product per expert, all of which one BF16 grouped kernel replaces
+    (HF OLMoE, holdout 86: 61.5 ms of the FP32 step's 123.4 ms of host work inside them, at the
+    profiler's low share)."""
     calls = np.unique(calls[calls >= 0])
     if not len(calls):
         return 0.0
+    ops = frame.cpu_ops
     starts, ends = ops["ts"].to_numpy()[calls], ops["end"].to_numpy()[calls]
     work = float(facts.host_work_in_us(frame, starts, ends, profiler_share).sum())
     n_steps = max(len(frame.steps), 1)
@@ -248,17 +256,14 @@ def _fallback_host_us(frame: TraceFrame, k32: pd.DataFrame, profiler_share: floa
     return max(work - len(calls) * per_op, 0.0) / n_steps
 
 
-def _grouped_share(frame: TraceFrame, k: pd.DataFrame, k32: pd.DataFrame) -> float:
-    """The share of the FP32 matrix kernels k32's time launched inside grouped matmuls, where
-    the step's matrix kernels k also ran in half precision (autocast was on); 0 elsewhere."""
-    if not len(k32) or "owner" not in k32 or not k["dtype"].isin(HALF).any():
+def _grouped_share(k: pd.DataFrame, k32: pd.DataFrame, calls: np.ndarray) -> float:
+    """The share of the FP32 matrix kernels k32's time launched inside grouped matmuls (`calls`,
+    _grouped_calls), where the step's matrix kernels k also ran in half precision (autocast was
+    on); 0 elsewhere."""
+    if not len(k32) or not k["dtype"].isin(HALF).any():
         return 0.0
-    ops = frame.cpu_ops
-    op = k32["owner"].to_numpy()
-    grouped = name_mask(ops["name"], facts.GROUPED_MM)
-    inside = nearest_ancestor(ops["parent"].to_numpy(), op, grouped) >= 0
     dur = k32["dur"].to_numpy()
-    return float(dur[inside].sum() / max(dur.sum(), 1e-9))
+    return float(dur[calls >= 0].sum() / max(dur.sum(), 1e-9))
 
 
 def _matrix_kernels(frame: TraceFrame, peak) -> tuple[pd.DataFrame, pd.Series]:
@@ -413,7 +418,8 @@ def detect(frame: TraceFrame, cfg: Config):
     in_fp64 = fp64_pct >= fp32_pct
     function, in_function = _custom_backward(frame, k, k32)
     custom = in_function >= 0.5 and not in_fp64
-    in_grouped = _grouped_share(frame, k, k32)
+    calls = _grouped_calls(frame, k32)
+    in_grouped = _grouped_share(k, k32, calls)
     experts = in_grouped >= 0.5 and not in_fp64 and not custom
 
     # The host's real speed, which the profiler hides, decides how much of that the step sees.
@@ -423,7 +429,7 @@ def detect(frame: TraceFrame, cfg: Config):
     # is then the smaller of the two.
     low_share, median_share = facts.PROFILER_SHARE_OF_HOST_OP_LOW, facts.PROFILER_SHARE_OF_HOST_OP
     fallback = {
-        at: _fallback_host_us(frame, k32, at) if experts else 0.0
+        at: _fallback_host_us(frame, calls, at) if experts else 0.0
         for at in (low_share, median_share)
     }
     step_saved, replayed = kernel_step_saving_us(
