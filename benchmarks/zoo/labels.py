@@ -5051,6 +5051,52 @@ HOLDOUT86: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 87 (2026-12-01, fifty-sixth session), builders and rules written and committed before
+# any of them ran on a GPU; no rule was written from these models or setups. Two data-parallel
+# pitfalls copied from other recipes, each on 2 GPUs (DDP, one process per GPU), and one
+# single-GPU healthy run:
+# - resnet50_ddp_syncbn: torchvision ResNet-50, batch 64 a GPU, BF16 autocast + channels_last,
+#   SGD with momentum: nn.SyncBatchNorm (bad) vs plain batch norm (fixed). The fix counts if the
+#   fixed run's synchronised step (the slowest rank's sidecar) is >= 10% shorter; then the bad
+#   run's diagnosis is communication or sync_stall, whichever comes first (SyncBatchNorm gathers
+#   each layer's statistics from every rank and, outside CUDA graph capture, reads the gathered
+#   counts on the host), its predicted saving that finding's share; under 10% both runs are
+#   healthy by the fix.
+# - vit_ddp_find_unused: timm ViT-B/16, batch 64 a GPU (vit_ddp_healthy's run) with
+#   find_unused_parameters=True (bad) vs False (fixed), every parameter used. The fix counts if
+#   >= 10% as above; then the bad run's diagnosis is host_bound or communication, whichever
+#   comes first; under 10% both runs are healthy by the fix.
+# - efficientnetv2_s_healthy: torchvision EfficientNetV2-S training, batch 64, BF16 autocast +
+#   channels_last, SGD with momentum, one GPU: a healthy run.
+# Rules on every run (holdouts 76 and 77 for the DDP runs): a GPU busy (compute kernels) under
+# 80% of the synchronised step on any rank allows host_bound and launch_overhead; --savings
+# (multi_gpu.py): without DDP (and without SyncBatchNorm) >= 10% faster allows communication, DDP
+# + torch.compile(model) >= 10% faster allows fusion; on the single-GPU run torch.compile(model)
+# >= 10% faster (compile_savings.py --model-only) allows fusion; a run not measured allows no
+# fusion. Any other finding >= medium is a false alarm. The labels below are the rules before
+# any measurement; they are to be set from the measurements before scoring.
+HOLDOUT87: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_ddp_syncbn",
+        "DDP on 2 GPUs, torchvision ResNet-50 image classification training, batch 64 a GPU, "
+        "BF16 autocast + channels_last, SGD with momentum: SyncBatchNorm vs BatchNorm2d",
+        {"bad": Run(_k("communication", "sync_stall")), "fixed": HEALTHY},
+        gpus=2,
+    ),
+    Scenario(
+        "vit_ddp_find_unused",
+        "DDP on 2 GPUs, timm ViT-B/16 image classification training, batch 64 a GPU, BF16 "
+        "autocast, fused AdamW: find_unused_parameters=True vs False",
+        {"bad": Run(_k("host_bound", "communication")), "fixed": HEALTHY},
+        gpus=2,
+    ),
+    Scenario(
+        "efficientnetv2_s_healthy",
+        "torchvision EfficientNetV2-S image classification training, batch 64, BF16 autocast + "
+        "channels_last, SGD with momentum",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5205,6 +5251,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT84
     + HOLDOUT85
     + HOLDOUT86
+    + HOLDOUT87
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

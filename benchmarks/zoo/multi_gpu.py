@@ -91,13 +91,14 @@ def fsdp2_gpt2(variant: str, rank: int):
     return step, 8, {"model": "gpt2-medium FSDP2", "mixed_precision": "bf16 params, fp32 reduce"}
 
 
-def _wrap(model, rank: int, ddp: bool, compiled: bool):
+def _wrap(model, rank: int, ddp: bool, compiled: bool, **ddp_kwargs):
     """The model as the step runs it: DDP-wrapped (or not: --savings' no-communication side),
-    then torch.compile'd where asked (--savings' compiled side)."""
+    with DDP's keyword arguments where given, then torch.compile'd where asked (--savings'
+    compiled side)."""
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     if ddp:
-        model = DDP(model, device_ids=[rank])
+        model = DDP(model, device_ids=[rank], **ddp_kwargs)
     return torch.compile(model) if compiled else model
 
 
@@ -135,11 +136,14 @@ def gpt2_ddp_accum_no_sync(variant: str, rank: int, ddp: bool = True, compiled: 
     )
 
 
-def _timm_ddp(arch: str, batch: int, channels_last: bool, rank: int, ddp: bool, compiled: bool):
+def _timm_ddp(
+    arch: str, batch: int, channels_last: bool, rank: int, ddp: bool, compiled: bool, **ddp_kwargs
+):
     import timm
 
     fmt = torch.channels_last if channels_last else torch.contiguous_format
-    model = _wrap(timm.create_model(arch).cuda().to(memory_format=fmt), rank, ddp, compiled)
+    model = timm.create_model(arch).cuda().to(memory_format=fmt)
+    model = _wrap(model, rank, ddp, compiled, **ddp_kwargs)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
     x = torch.randn(batch, 3, 224, 224, device="cuda").to(memory_format=fmt)
     y = torch.randint(0, 1000, (batch,), device="cuda")
@@ -169,6 +173,45 @@ def vit_ddp_socket_transport(variant: str, rank: int, ddp: bool = True, compiled
 def convnext_ddp_healthy(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
     """timm ConvNeXt-T, DDP, batch 128 a GPU, BF16 autocast + channels_last, fused AdamW."""
     return _timm_ddp("convnext_tiny", 128, True, rank, ddp, compiled)
+
+
+def resnet50_ddp_syncbn(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """torchvision ResNet-50, DDP, batch 64 a GPU, BF16 autocast + channels_last, SGD with
+    momentum (foreach). bad: nn.SyncBatchNorm.convert_sync_batchnorm(model) before DDP, as
+    detection and segmentation recipes do, though each GPU's batch is large enough for its own
+    statistics: every batch norm gathers its statistics from all ranks in the forward and
+    reduces its gradients' sums in the backward; fixed: plain BatchNorm2d. ddp=False (--savings'
+    side without communication) builds plain batch norm: SyncBatchNorm communicates without
+    DDP."""
+    import torchvision
+
+    model = torchvision.models.resnet50(weights=None)
+    if variant == "bad" and ddp:
+        model = torch.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    model = model.cuda().to(memory_format=torch.channels_last)
+    model = _wrap(model, rank, ddp, compiled)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, foreach=True)
+    x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (64,), device="cuda")
+    step = _train_step(torch, opt, lambda: torch.nn.functional.cross_entropy(model(x), y))
+    config = {"model": "torchvision resnet50 DDP", "sync_batchnorm": variant == "bad"}
+    return step, 64, config | {"bf16_autocast": True, "channels_last": True}
+
+
+def vit_ddp_find_unused(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
+    """vit_ddp_healthy's run (timm ViT-B/16, batch 64 a GPU) with DDP's
+    find_unused_parameters=True (bad: copied from code whose model skipped parameters; DDP then
+    walks the autograd graph after every forward to find parameters it will not get gradients
+    for) vs the default False (fixed). Every parameter is used in both."""
+    return _timm_ddp(
+        "vit_base_patch16_224",
+        64,
+        False,
+        rank,
+        ddp,
+        compiled,
+        find_unused_parameters=variant == "bad",
+    )
 
 
 def gpt2_fsdp2_root_only(variant: str, rank: int, ddp: bool = True, compiled: bool = False):
@@ -224,6 +267,8 @@ SCENARIOS = {
     "vit_ddp_p2p_disabled": vit_ddp_p2p_disabled,
     "vit_ddp_socket_transport": vit_ddp_socket_transport,
     "gpt2_fsdp2_root_only": gpt2_fsdp2_root_only,
+    "resnet50_ddp_syncbn": resnet50_ddp_syncbn,
+    "vit_ddp_find_unused": vit_ddp_find_unused,
 }
 # the environment a run starts NCCL with: (scenario, variant) -> variables
 NCCL_ENV = {

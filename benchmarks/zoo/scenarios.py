@@ -7700,6 +7700,16 @@ def phimoe_bf16_healthy(variant: str) -> Built:
     return _hf_moe_experts(PhimoeForCausalLM, cfg, "fixed", config)
 
 
+def efficientnetv2_s_healthy(variant: str) -> Built:
+    """torchvision EfficientNetV2-S (fused MBConv, squeeze-excitation, SiLU) image classification
+    training on 224 x 224 images, batch 64, BF16 autocast + channels_last, SGD with momentum."""
+    torch = _torch()
+    import torchvision
+
+    model = torchvision.models.efficientnet_v2_s(weights=None)
+    return _image_train(torch, model, "torchvision efficientnet_v2_s", 64, True, False)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8008,6 +8018,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         mixtral_fp32_experts,
         olmoe_fp32_experts,
         phimoe_bf16_healthy,
+        efficientnetv2_s_healthy,
     )
 }
 
