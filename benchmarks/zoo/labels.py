@@ -5097,6 +5097,38 @@ HOLDOUT87: tuple[Scenario, ...] = (
         {"healthy": HEALTHY},
     ),
 )
+# Holdout 88 (2026-12-01, fifty-sixth session), builders and rules written and committed before
+# any of them ran on a GPU, when only one GPU was lent (holdout 87's DDP runs wait for two); no
+# rule was written from these models or setups:
+# - resnet50_deterministic: torchvision ResNet-50, batch 128, BF16 autocast + channels_last, SGD
+#   with momentum, with the reproducibility block many scripts start with
+#   (cudnn.deterministic=True, cudnn.benchmark=False, use_deterministic_algorithms(True,
+#   warn_only=True), CUBLAS_WORKSPACE_CONFIG) (bad) vs PyTorch's defaults (fixed). No finding
+#   kind names what determinism costs, so both runs are scored as healthy runs whatever the fix
+#   measures; its saving is recorded.
+# - llama32_1b_healthy: HF Llama at Llama 3.2 1B sizes (16 x 2048, 128,256-token vocabulary),
+#   4 x 1024 tokens, BF16 autocast, fused AdamW: a healthy run.
+# Rules on every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only) allows
+# fusion, and a run not measured allows no fusion; small_batch is allowed where batch_sweep.py
+# measures a batch 2x to 4x as large >= 10% less time per sample. Any other finding >= medium is
+# a false alarm. The labels below are the rules before any measurement; they are to be set from
+# the measurements before scoring.
+HOLDOUT88: tuple[Scenario, ...] = (
+    Scenario(
+        "resnet50_deterministic",
+        "torchvision ResNet-50 image classification training, batch 128, BF16 autocast + "
+        "channels_last, SGD with momentum: deterministic algorithms (cuDNN and PyTorch) vs "
+        "the defaults",
+        {"bad": HEALTHY, "fixed": HEALTHY},
+    ),
+    Scenario(
+        "llama32_1b_healthy",
+        "HF Llama (config: Llama 3.2 1B sizes, 16 x 2048, 128,256-token vocabulary) causal-LM "
+        "training, 4 x 1024 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5252,6 +5284,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT85
     + HOLDOUT86
     + HOLDOUT87
+    + HOLDOUT88
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

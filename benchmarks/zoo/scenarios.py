@@ -7710,6 +7710,52 @@ def efficientnetv2_s_healthy(variant: str) -> Built:
     return _image_train(torch, model, "torchvision efficientnet_v2_s", 64, True, False)
 
 
+def resnet50_deterministic(variant: str) -> Built:
+    """torchvision ResNet-50 training on 224 x 224 images, batch 128, BF16 autocast +
+    channels_last, SGD with momentum: the reproducibility block many training scripts start with
+    (cudnn.deterministic=True, cudnn.benchmark=False, torch.use_deterministic_algorithms(True,
+    warn_only=True), and the CUBLAS_WORKSPACE_CONFIG it asks for) (bad) vs PyTorch's defaults
+    (fixed). Each run is its own process, so the settings reach only the bad run."""
+    import os
+
+    bad = variant == "bad"
+    if bad:  # read when cuBLAS makes its first handle, so set before any CUDA work
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    torch = _torch()
+    import torchvision
+
+    if bad:
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+        torch.use_deterministic_algorithms(True, warn_only=True)
+    model = torchvision.models.resnet50(weights=None)
+    built = _image_train(torch, model, "torchvision resnet50", 128, True, False)
+    return replace(built, config={**built.config, "deterministic_algorithms": bad})
+
+
+def llama32_1b_healthy(variant: str) -> Built:
+    """HF Llama (config: Llama 3.2 1B sizes, 16 layers x 2048, 32 heads of 64, SwiGLU of 8192,
+    tied embeddings, its 128,256-token vocabulary; as many key/value heads as query heads, since
+    FlopCounterMode rejects grouped SDPA) causal-LM training on 4 x 1024 tokens, BF16 autocast,
+    fused AdamW: the size of model most single-GPU fine-tuning runs train."""
+    torch = _torch()
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(
+        hidden_size=2048,
+        intermediate_size=8192,
+        num_hidden_layers=16,
+        num_attention_heads=32,
+        num_key_value_heads=32,
+        head_dim=64,
+        vocab_size=128256,
+        tie_word_embeddings=True,
+        rope_theta=500000.0,
+        max_position_embeddings=4096,
+    )
+    return _causal_lm_train(torch, LlamaForCausalLM(cfg), 4, 1024, "llama 3.2 1b sizes (config)")
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8019,6 +8065,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         olmoe_fp32_experts,
         phimoe_bf16_healthy,
         efficientnetv2_s_healthy,
+        resnet50_deterministic,
+        llama32_1b_healthy,
     )
 }
 
