@@ -5139,6 +5139,31 @@ HOLDOUT88: tuple[Scenario, ...] = (
         {"healthy": COMPILES_FASTER},
     ),
 )
+# Holdout 89 (2026-12-01, fifty-sixth session), builder and rules written and committed before
+# it ran on a GPU; no rule was written from this model or setup. The CIFAR-10 tutorial's
+# training loop (kuangliu/pytorch-cifar): ResNet-18 with a CIFAR stem, batch 128 of 32 x 32
+# images from a DataLoader with 2 workers transforming each sample on the CPU (crop, flip,
+# ToTensor, Normalize), SGD, in FP32 NCHW as the tutorial runs (bad) vs BF16 autocast +
+# channels_last (fixed). Rules: the fix counts if the fixed run's synchronised step (the
+# capture's sidecar) is >= 10% shorter; then the bad run's diagnosis is precision, its
+# predicted saving that finding's share; under 10% both runs are healthy by the fix. On each
+# run: data_loading is allowed where the same step trained on one batch kept on the GPU
+# (variant <run>_resident, timed interleaved with it: ab_time.py) is >= 10% shorter; a GPU busy
+# under 80% of the synchronised step allows host_bound and launch_overhead; torch.compile(model)
+# >= 10% faster (compile_savings.py --model-only) allows fusion, and a run not measured allows
+# no fusion; small_batch is allowed where batch_sweep.py measures a batch 2x to 4x as large >=
+# 10% less time per sample. Any other finding >= medium is a false alarm. The labels below are
+# the rules before any measurement; they are to be set from the measurements before scoring.
+HOLDOUT89: tuple[Scenario, ...] = (
+    Scenario(
+        "cifar_resnet18_precision",
+        "CIFAR-10 tutorial loop: ResNet-18 (CIFAR stem), batch 128 of 32 x 32 images from 2 "
+        "DataLoader workers transforming on the CPU, SGD: FP32 NCHW vs BF16 autocast + "
+        "channels_last",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5295,6 +5320,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT86
     + HOLDOUT87
     + HOLDOUT88
+    + HOLDOUT89
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7756,6 +7756,77 @@ def llama32_1b_healthy(variant: str) -> Built:
     return _causal_lm_train(torch, LlamaForCausalLM(cfg), 4, 1024, "llama 3.2 1b sizes (config)")
 
 
+class _CifarLikeDataset:
+    """50,000 random 32 x 32 RGB images and labels held in memory as uint8, each returned as
+    torchvision.datasets.CIFAR10 returns it (a PIL image through `transform`) with its label."""
+
+    def __init__(self, transform):
+        import numpy as np
+
+        rng = np.random.default_rng(0)
+        self.images = rng.integers(0, 256, (50_000, 32, 32, 3), dtype=np.uint8)
+        self.labels = rng.integers(0, 10, 50_000)
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        from PIL import Image
+
+        return self.transform(Image.fromarray(self.images[i])), int(self.labels[i])
+
+
+def cifar_resnet18_precision(variant: str, batch: int = 128) -> Built:
+    """The CIFAR-10 tutorial's training loop (kuangliu/pytorch-cifar's main.py): ResNet-18 with a
+    3 x 3 stride-1 stem and no max pool (torchvision resnet18, 10 classes), batch `batch` of 32 x
+    32 images from a DataLoader with 2 workers (shuffle; per sample RandomCrop(32, padding=4),
+    RandomHorizontalFlip, ToTensor, Normalize on the CPU), copied with .to(device), SGD (lr 0.1,
+    momentum 0.9, weight decay 5e-4). bad: FP32 NCHW, as the tutorial runs; fixed: BF16
+    autocast + channels_last. A variant ending in _resident keeps one batch from the loader on
+    the GPU and trains on it every step (no loader): the loader's cost, timed beside it."""
+    torch = _torch()
+    import torchvision
+    from torchvision import transforms as T
+
+    fixed = variant.startswith("fixed")
+    model = torchvision.models.resnet18(weights=None, num_classes=10)
+    model.conv1 = torch.nn.Conv2d(3, 64, 3, 1, 1, bias=False)
+    model.maxpool = torch.nn.Identity()
+    fmt = torch.channels_last if fixed else torch.contiguous_format
+    model = model.cuda().to(memory_format=fmt)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=5e-4)
+    transform = T.Compose(
+        [
+            T.RandomCrop(32, padding=4),
+            T.RandomHorizontalFlip(),
+            T.ToTensor(),
+            T.Normalize((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010)),
+        ]
+    )
+    workers = 2
+    loader = torch.utils.data.DataLoader(
+        _CifarLikeDataset(transform), batch_size=batch, shuffle=True, num_workers=workers
+    )
+    next_batch = _endless(loader)
+    if variant.endswith("_resident"):
+        kept = [t.to("cuda") for t in next_batch()]
+        next_batch = lambda: kept  # noqa: E731
+    run = _as_run(torch, model)
+
+    def loss_of():
+        x, y = next_batch()
+        x, y = x.to("cuda"), y.to("cuda")
+        return torch.nn.functional.cross_entropy(run(x.to(memory_format=fmt)), y)
+
+    step = _train_step(torch, opt, loss_of, bf16=fixed)
+    config = {"model": "torchvision resnet18, CIFAR stem (3x3, no max pool)", "image": "32x32"}
+    config |= {"num_workers": workers, "pin_memory": False, "transforms": "crop, flip on CPU"}
+    config |= {"autocast": "bf16" if fixed else None, "channels_last": fixed}
+    config |= {"loader": not variant.endswith("_resident")}
+    return Built(step, batch, config, warmup_steps=_drain_steps(workers))
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8067,6 +8138,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         efficientnetv2_s_healthy,
         resnet50_deterministic,
         llama32_1b_healthy,
+        cifar_resnet18_precision,
     )
 }
 
