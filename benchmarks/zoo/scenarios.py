@@ -7777,7 +7777,17 @@ class _CifarLikeDataset:
         return self.transform(Image.fromarray(self.images[i])), int(self.labels[i])
 
 
-def cifar_resnet18_precision(variant: str, batch: int = 128) -> Built:
+def cifar_resnet18_precision(variant: str) -> Built:
+    """cifar_resnet18 at the tutorial's batch, 128."""
+    return cifar_resnet18(128, variant)
+
+
+def cifar_resnet18_fp32(batch: int) -> Built:
+    """cifar_resnet18's bad run at `batch` (batch_sweep.py)."""
+    return cifar_resnet18(batch, "bad")
+
+
+def cifar_resnet18(batch: int, variant: str = "fixed") -> Built:
     """The CIFAR-10 tutorial's training loop (kuangliu/pytorch-cifar's main.py): ResNet-18 with a
     3 x 3 stride-1 stem and no max pool (torchvision resnet18, 10 classes), batch `batch` of 32 x
     32 images from a DataLoader with 2 workers (shuffle; per sample RandomCrop(32, padding=4),
