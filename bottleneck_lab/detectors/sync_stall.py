@@ -25,7 +25,9 @@ profiled steps are replayed at the host's speed without the profiler, with and w
 idle the trace shows after the syncs is its floor. What a sync costs hangs on how fast the host
 really is, which the profiler hides: the replay runs at the profiler's median share of host time
 and at its highest measured share (the host at its fastest, as host_bound takes it), and the
-smaller saving is promised.
+smaller saving is promised. Where the trace shows under a tenth of that promise as GPU idle after
+the reads, the rest rests on that pace alone, and the finding is low however large its share,
+until timed: the same read measured 2.0% outside the profiler and 19.9% under CUDA-only tracing.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ CAUSE_OPS = (
 class Config:
     min_share_pct: float = 3.0
     top_calls: int = 5
+    # the part of the promise the trace must show as GPU idle after the reads for the finding to
+    # rank above low: under it, the promise is the replay's lost lead (see detect)
+    min_seen_ratio: float = 0.1
 
 
 def _reads_under(frame: TraceFrame, op_rows: np.ndarray, pattern) -> int:
@@ -170,7 +175,16 @@ def detect(frame: TraceFrame, cfg: Config):
     blocking = np.isin(in_steps.index, facts.blocking_launches(frame))
     launches_block = blocking.mean() > 0.5
     floor = 0.0 if launches_block else total
-    per_step, share = cost(frame, max(floor, min(savings.values()) * n))
+    saving = max(floor, min(savings.values()) * n)
+    per_step, share = cost(frame, saving)
+    # The idle the trace shows after the reads is the part of the promise seen; the rest is the
+    # lead the replay says they take, at a host pace without the profiler that the trace cannot
+    # show, and near the GPU's own pace that cost swings widely: HF Qwen2's one mask check a step
+    # measured 2.0% outside the profiler (hf_check_cost.py) and 19.9% with only the CUDA
+    # activity traced (cuda_only.py), on one H200 in one lease, where the replay of its full
+    # trace promised 11.1%. Where the trace shows under a tenth of the promise, the finding
+    # stays low until timed.
+    modelled = not launches_block and total < cfg.min_seen_ratio * saving
     if share < cfg.min_share_pct:
         return []
     gaps = facts.idle_gaps(frame)
@@ -215,6 +229,7 @@ def detect(frame: TraceFrame, cfg: Config):
         },
     }
     idle_share = cost(frame, total)[1]
+    evidence["cost_seen_in_trace"] = not modelled
     title = (
         f"Host-device syncs drain the GPU: {len(in_steps) / n_steps:.0f} sync calls per step "
         f"cost ~{share:.1f}% of the step ({idle_share:.1f}% GPU idle after them"
@@ -230,6 +245,20 @@ def detect(frame: TraceFrame, cfg: Config):
         "them every N steps instead of .item()/.cpu() each step; replace nonzero/boolean indexing "
         "with torch.where or masks; delete explicit torch.cuda.synchronize() in the loop."
     )
+    if modelled:
+        title = (
+            f"Host-device syncs may drain the GPU: {len(in_steps) / n_steps:.0f} sync calls per "
+            f"step, ~{share:.1f}% of the step by the replay, though the trace shows "
+            f"{idle_share:.1f}% GPU idle after them: the rest is the queue they empty, which "
+            "the host refills at a pace the profiler hides"
+        )
+        fix = (
+            "Low until timed: what these reads cost is the lead they take from the host, which "
+            "hangs on how fast the host runs without the profiler, and near the GPU's own pace "
+            "that swings widely (HF Qwen2's one mask check a step measured 2.0% of the step "
+            "outside the profiler and 19.9% with only the CUDA activity traced). Drop the reads "
+            "and time the step before counting on it. " + fix
+        )
     blocking_per_step = float(blocking.sum()) / n_steps
     evidence["blocking_launches_per_step"] = round(blocking_per_step, 1)
     if launches_block:
@@ -294,7 +323,10 @@ def detect(frame: TraceFrame, cfg: Config):
             "and it records a stack trace for every forward op (host time that host_bound "
             "reports). Turn it off outside a debugging run. " + fix
         )
-    return [Finding(CODE, KIND, severity_for_share(share), title, per_step, share, evidence, fix)]
+    severity = severity_for_share(share)
+    if modelled and severity in ("medium", "high"):
+        severity = "low"
+    return [Finding(CODE, KIND, severity, title, per_step, share, evidence, fix)]
 
 
 def _us(x: float | None) -> float | None:

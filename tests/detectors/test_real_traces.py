@@ -540,6 +540,31 @@ def test_sync_stall_names_a_library_s_truth_tests_by_the_ops_before_them(run, te
 
 
 @pytest.mark.parametrize(
+    ("run", "seen"),
+    [
+        # one library read a step and no GPU idle after it: the 11.1% and 14.4% are the replay's
+        # lost lead alone; measured without the read, 2.0-2.9% (Qwen2) and at most 5.6% (GPT-2)
+        ("qwen2_checkpointing_unneeded/fixed", False),
+        ("gpt2_all_ones_mask/bad", False),
+        # ConvNeXt's per-parameter NaN checks: 4.0% of the step idle after them, 25.1% promised,
+        # 26.0% measured
+        ("convnext_grad_nan_check/bad", True),
+        # launches that wait for their kernels leave no idle after them by nature: the replay
+        # alone prices them (40.2% of the replayed step, 41.0% measured)
+        ("twins_launch_blocking/bad", True),
+    ],
+)
+def test_sync_stall_stays_low_where_the_trace_shows_no_stall(run, seen):
+    # fifty-sixth session: the same Qwen2 read measured 2.0% of the step outside the profiler and
+    # 19.9% with only the CUDA activity traced, one H200, one lease (benchmarks/zoo/cuda_only.py)
+    (sync,) = [f for f in _zoo(run).findings if f.kind == "sync_stall"]
+    assert sync.share_pct >= 10.0  # the replay's promise is kept as it was
+    assert sync.evidence["cost_seen_in_trace"] is seen
+    assert (sync.severity == "low") is not seen
+    assert ("Low until timed" in sync.fix) is not seen
+
+
+@pytest.mark.parametrize(
     ("run", "cpu_optimizer"),
     [("gpt2_cpu_offload_adam/bad", True), ("resnet50_state_dict_to_cpu/bad", False)],
 )
