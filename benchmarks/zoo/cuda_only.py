@@ -67,29 +67,22 @@ def _steps(path: Path) -> dict:
 
     import numpy as np
 
+    from bottleneck_lab.trace import intervals as iv
+
     events = json.loads(gzip.open(path).read())["traceEvents"]
-    gpu = sorted(
-        (e["ts"], e["ts"] + e["dur"])
-        for e in events
-        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e
+    gpu = [
+        e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e
+    ]
+    starts = np.array([e["ts"] for e in gpu], dtype=float)
+    busy_s, busy_e = iv.union(starts, starts + np.array([e["dur"] for e in gpu], dtype=float))
+    marks = np.sort(
+        [e["ts"] for e in events if e.get("cat") == "kernel" and MARKER in e.get("name", "")]
     )
-    marks = sorted(
-        e["ts"] for e in events if e.get("cat") == "kernel" and MARKER in e.get("name", "")
-    )
-    steps, busy = np.diff(marks), []
-    for a, b in zip(marks[:-1], marks[1:]):
-        t, end = 0.0, a
-        for s, e in gpu:
-            if e <= a or s >= b:
-                continue
-            s, e = max(s, a, end), min(e, b)
-            if e > s:
-                t += e - s
-                end = e
-        busy.append(t)
+    steps = np.diff(marks)
+    busy = iv.overlap_with(busy_s, busy_e, marks[:-1], marks[1:])
     return {
         "step_us": round(float(np.median(steps)), 1) if len(steps) else None,
-        "gpu_busy_us": round(float(np.median(busy)), 1) if busy else None,
+        "gpu_busy_us": round(float(np.median(busy)), 1) if len(busy) else None,
     }
 
 
