@@ -5177,6 +5177,42 @@ HOLDOUT89: tuple[Scenario, ...] = (
         fix_kind="precision",
     ),
 )
+# Holdout 90 (2026-12-01, fifty-seventh session), builders and rules written and committed before
+# they ran on a GPU; no rule was written from these models or setups.
+# - bart_beam_ngram: HF BART at bart-base sizes summarising 8 inputs of 512 tokens with beam
+#   search (4 beams, 64 new tokens, length_penalty 2.0), BF16 autocast: bart-large-cnn's
+#   no_repeat_ngram_size=3 (its logits processor gathers n-grams on the host each token) vs 0.
+# - gpt2_zero_grad_keep: HF GPT-2 training, 8 x 1024 tokens, BF16 autocast, fused AdamW:
+#   optimizer.zero_grad(set_to_none=False) vs the default set_to_none=True.
+# Rules: a pair's fix counts if its fixed run's synchronised step (the capture's sidecars) is
+# >= 10% shorter. Then bart_beam_ngram's bad run's diagnosis is sync_stall, host_bound or
+# launch_overhead (the processor's host reads and Python per token), its predicted saving
+# sync_stall's share; gpt2_zero_grad_keep's fix names no kind (a memset per gradient), so its bad
+# run would be recorded as a miss. Under 10% both runs of the pair are healthy by the fix. On
+# every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py --model-only) allows
+# fusion, and a run not measured allows no fusion (generate() is not compiled here); small_batch
+# is allowed where batch_sweep.py measures a batch 2x to 4x as large >= 10% less time per
+# sample. Any other finding >= medium is a false alarm. The labels below are the rules before
+# any measurement; they are to be set from the measurements before scoring.
+HOLDOUT90: tuple[Scenario, ...] = (
+    Scenario(
+        "bart_beam_ngram",
+        "HF BART (config: bart-base sizes) summarising 8 x 512 tokens, beam search with 4 beams, "
+        "64 new tokens, BF16 autocast: no_repeat_ngram_size=3 (host-side n-gram ban) vs 0",
+        {
+            "bad": Run(_k("sync_stall", "host_bound", "launch_overhead")),
+            "fixed": HEALTHY,
+        },
+        fix_kind="sync_stall",
+    ),
+    Scenario(
+        "gpt2_zero_grad_keep",
+        "HF GPT-2 (124M) causal-LM training, 8 x 1024 tokens, BF16 autocast, fused AdamW: "
+        "zero_grad(set_to_none=False) vs set_to_none=True",
+        {"bad": HEALTHY, "fixed": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5334,6 +5370,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT87
     + HOLDOUT88
     + HOLDOUT89
+    + HOLDOUT90
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7837,6 +7837,84 @@ def cifar_resnet18(batch: int, variant: str = "fixed") -> Built:
     return Built(step, batch, config, warmup_steps=_drain_steps(workers))
 
 
+def bart_summarize(batch: int, variant: str = "fixed") -> Built:
+    """HF BART at bart-base sizes (config: 6 + 6 layers x 768, 12 heads, random weights, eval)
+    summarising `batch` inputs of 512 tokens with beam search, 4 beams, 64 new tokens (min and
+    max, so every step generates as many), KV cache, BF16 autocast, length_penalty 2.0 as
+    bart-large-cnn's generation config sets. bad: that config's no_repeat_ngram_size=3, whose
+    logits processor (NoRepeatNGramLogitsProcessor) gathers each hypothesis's n-grams on the host
+    at every token; fixed: no_repeat_ngram_size=0."""
+    torch = _torch()
+    from transformers import BartConfig, BartForConditionalGeneration
+
+    cfg = BartConfig(
+        d_model=768,
+        encoder_layers=6,
+        decoder_layers=6,
+        encoder_attention_heads=12,
+        decoder_attention_heads=12,
+        encoder_ffn_dim=3072,
+        decoder_ffn_dim=3072,
+    )
+    model = BartForConditionalGeneration(cfg).cuda().eval()
+    ngram = 3 if variant == "bad" else 0
+    src = torch.randint(4, cfg.vocab_size, (batch, 512), device="cuda")
+    step = _inference_step(
+        torch,
+        model.generate,
+        input_ids=src,
+        attention_mask=torch.ones_like(src),
+        num_beams=4,
+        max_new_tokens=64,
+        min_new_tokens=64,
+        length_penalty=2.0,
+        no_repeat_ngram_size=ngram,
+        do_sample=False,
+    )
+    config = {"model": "bart-base sizes (config)", "input_tokens": 512, "new_tokens": 64}
+    config |= {"num_beams": 4, "no_repeat_ngram_size": ngram, "autocast": "bf16"}
+    return Built(step, batch, config, timed_steps=3)
+
+
+def bart_beam_ngram(variant: str) -> Built:
+    """bart_summarize at batch 8."""
+    return bart_summarize(8, variant)
+
+
+def bart_beam_fixed(batch: int) -> Built:
+    """bart_summarize's fixed run at `batch` (batch_sweep.py)."""
+    return bart_summarize(batch, "fixed")
+
+
+def bart_beam_bad(batch: int) -> Built:
+    """bart_summarize's bad run at `batch` (batch_sweep.py)."""
+    return bart_summarize(batch, "bad")
+
+
+def gpt2_zero_grad_keep(variant: str) -> Built:
+    """HF GPT-2 (124M) causal-LM training on 8 x 1024 tokens, BF16 autocast, fused AdamW, as
+    _train_step trains, except that the bad run zeroes the gradients in place
+    (optimizer.zero_grad(set_to_none=False), as code written before PyTorch 2.0 and some
+    trainers still do: a memset per gradient, and backward then adds into them) where the fixed
+    run sets them to None (the default since 2.0)."""
+    model, cfg, torch = _gpt2()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (8, 1024), device="cuda")
+    run = _as_run(torch, model)
+    keep = variant == "bad"
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = run(input_ids=ids, labels=ids).loss
+        opt.zero_grad(set_to_none=not keep)
+        loss.backward()
+        opt.step()
+
+    config = {"model": "gpt2-124M", "tokens": "8 x 1024", "autocast": "bf16"}
+    config |= {"optimizer": "AdamW(fused)", "zero_grad_set_to_none": not keep}
+    return Built(step, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8149,6 +8227,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         resnet50_deterministic,
         llama32_1b_healthy,
         cifar_resnet18_precision,
+        bart_beam_ngram,
+        gpt2_zero_grad_keep,
     )
 }
 
