@@ -128,6 +128,10 @@ def test_trace_flops_match_flopcountermode(trace):
 # Where the profiled host ran slower than the profiler's per-op cost explains, in ways the trace
 # cannot tell apart from the loop's own work.
 PROFILER_FREE_STEP_OFF = {
+    "zoo/bart_beam_ngram/fixed.json.gz": "holdout 90: BART beam search, a host-bound generate() "
+    "(GPU busy 113 ms a step): the capture's three timed blocks took 710-1,023 ms a step (median "
+    "904.49), the same step 436.43 ms in batch_sweep.py's process on the same lease; the estimate "
+    "without the profiler, 530.38 ms, lies between them, 41% under the sidecar's median",
     "zoo/mobilenetv2_loader_workers0/bad.json.gz": "holdout 64: a step the main process's "
     "JPEG decoding sets (GPU busy 6%), whose pace moved between runs: the capture's three timed "
     "blocks took 263-343 ms a step (median 341), the same step interleaved in another process "
