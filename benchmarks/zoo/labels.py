@@ -5228,6 +5228,29 @@ HOLDOUT90: tuple[Scenario, ...] = (
         fix_kind=NO_KIND,
     ),
 )
+# Holdout 91 (2026-12-01, fifty-seventh session), builder and rules written and committed before
+# it ran on a GPU; no rule was written from this model or setup. DeiT-style distillation: a timm
+# ViT-B/16 teacher (eval, no_grad) and a ViT-S/16 student, batch 128, the student under BF16
+# autocast, fused AdamW: the teacher's forward before the autocast block, in FP32 (bad), vs
+# inside it (fixed). Rules: the fix counts if the fixed run's synchronised step (the capture's
+# sidecars) is >= 10% shorter; then the bad run's diagnosis is precision, its predicted saving
+# that finding's share; under 10% both runs are healthy by the fix. On each run: a GPU busy
+# under 80% of the synchronised step allows host_bound and launch_overhead; torch.compile of the
+# student (compile_savings.py --model-only) >= 10% faster allows fusion, and a run not measured
+# allows no fusion; small_batch is allowed where a batch 2x as large measures >= 10% less time
+# per sample (not measured: not allowed). Any other finding >= medium is a false alarm. The
+# labels below are the rules before any measurement; they are to be set from the measurements
+# before scoring.
+HOLDOUT91: tuple[Scenario, ...] = (
+    Scenario(
+        "vit_distill_fp32_teacher",
+        "DeiT-style distillation, timm ViT-B/16 teacher -> ViT-S/16 student, batch 128, BF16 "
+        "autocast on the student, fused AdamW: the teacher's forward outside autocast (FP32) vs "
+        "inside it",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5386,6 +5409,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT88
     + HOLDOUT89
     + HOLDOUT90
+    + HOLDOUT91
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

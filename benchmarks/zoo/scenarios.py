@@ -7915,6 +7915,47 @@ def gpt2_zero_grad_keep(variant: str) -> Built:
     return Built(step, 8, config)
 
 
+def vit_distill_fp32_teacher(variant: str) -> Built:
+    """DeiT-style knowledge distillation: a timm ViT-B/16 teacher in eval under no_grad and a
+    ViT-S/16 student trained on the teacher's softened logits (KL at temperature 4) plus the
+    labels, batch 128 of 224 x 224 images, fused AdamW on the student, the student's forward and
+    loss under BF16 autocast. bad: the teacher's forward runs before the autocast block, so in
+    FP32 (matmuls without TF32, the default), as loops that compute the soft targets first are
+    written; fixed: inside it. Under COMPILE_MODEL the student is compiled."""
+    torch = _torch()
+    import timm
+
+    teacher = timm.create_model("vit_base_patch16_224", pretrained=False).cuda().eval()
+    student = timm.create_model("vit_small_patch16_224", pretrained=False).cuda()
+    opt = torch.optim.AdamW(student.parameters(), lr=1e-4, fused=True)
+    x = torch.randn(128, 3, 224, 224, device="cuda")
+    y = torch.randint(0, 1000, (128,), device="cuda")
+    run = _as_run(torch, student)
+    f = torch.nn.functional
+    early = variant == "bad"
+
+    def soft_targets():
+        with torch.no_grad():
+            return f.log_softmax(teacher(x).float() / 4, -1)
+
+    def step():
+        soft = soft_targets() if early else None
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            soft = soft if early else soft_targets()
+            logits = run(x).float()
+            kd = f.kl_div(
+                f.log_softmax(logits / 4, -1), soft, log_target=True, reduction="batchmean"
+            )
+            loss = 16 * kd + f.cross_entropy(logits, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+
+    config = {"model": "timm vit_base_patch16_224 teacher -> vit_small_patch16_224 student"}
+    config |= {"autocast": "bf16", "teacher_autocast": not early, "optimizer": "AdamW(fused)"}
+    return Built(step, 128, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8229,6 +8270,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         cifar_resnet18_precision,
         bart_beam_ngram,
         gpt2_zero_grad_keep,
+        vit_distill_fp32_teacher,
     )
 }
 
