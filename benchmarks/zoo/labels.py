@@ -5251,6 +5251,30 @@ HOLDOUT91: tuple[Scenario, ...] = (
         fix_kind="precision",
     ),
 )
+# Holdout 92 (2026-12-01, fifty-seventh session), builders and rules written and committed before
+# they ran on a GPU; no rule was written from these models or setups. trocr_healthy: a
+# TrOCR-style recogniser (HF VisionEncoderDecoderModel: ViT-B/16 encoder on 384 x 384 images,
+# TrOCR decoder), 16 images x 64 label tokens; switch_moe_healthy: HF SwitchTransformers at
+# switch-base-8 sizes, 8 x 512 -> 8 x 128 tokens; both BF16 autocast, fused AdamW. Rules: each
+# run is healthy. A GPU busy under 80% of the synchronised step (the capture's sidecar) allows
+# host_bound and launch_overhead; torch.compile(model) >= 10% faster (compile_savings.py
+# --model-only) allows fusion, and a run not measured allows no fusion. Any other finding >=
+# medium is a false alarm. The labels below are the rules before any measurement; they are to
+# be set from the measurements before scoring.
+HOLDOUT92: tuple[Scenario, ...] = (
+    Scenario(
+        "trocr_healthy",
+        "TrOCR-style recogniser, HF VisionEncoderDecoder (ViT-B/16 at 384 encoder, TrOCR "
+        "decoder; config) training on 16 images x 64 tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+    Scenario(
+        "switch_moe_healthy",
+        "HF SwitchTransformers (config: switch-base-8 sizes) training on 8 x 512 -> 8 x 128 "
+        "tokens, BF16 autocast, fused AdamW",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5410,6 +5434,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT89
     + HOLDOUT90
     + HOLDOUT91
+    + HOLDOUT92
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7956,6 +7956,44 @@ def vit_distill_fp32_teacher(variant: str) -> Built:
     return Built(step, 128, config)
 
 
+def trocr_healthy(variant: str) -> Built:
+    """A TrOCR-style printed-text recogniser: HF VisionEncoderDecoderModel (config: a ViT-B/16
+    encoder on 384 x 384 images, TrOCR's decoder at its defaults, 12 layers x 1024), trained on
+    16 images and 64-token label sequences, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import (
+        TrOCRConfig,
+        VisionEncoderDecoderConfig,
+        VisionEncoderDecoderModel,
+        ViTConfig,
+    )
+
+    cfg = VisionEncoderDecoderConfig.from_encoder_decoder_configs(
+        ViTConfig(image_size=384), TrOCRConfig()
+    )
+    cfg.decoder_start_token_id, cfg.pad_token_id = 2, 1
+    model = VisionEncoderDecoderModel(cfg)
+    x = torch.randn(16, 3, 384, 384, device="cuda")
+    labels = torch.randint(4, cfg.decoder.vocab_size, (16, 64), device="cuda")
+    config = {"model": "ViT-B/16 (384) encoder + TrOCR decoder (config)", "labels": "16 x 64"}
+    return _hf_train(torch, model, lambda m: m(pixel_values=x, labels=labels).loss, 16, config)
+
+
+def switch_moe_healthy(variant: str) -> Built:
+    """HF SwitchTransformers at switch-base-8 sizes (config: 12 + 12 layers x 768, 8 experts in
+    every other layer, top-1 routing, expert capacity 64) trained span-corruption style on 8 x
+    512 input tokens and 8 x 128 targets, BF16 autocast, fused AdamW."""
+    torch = _torch()
+    from transformers import SwitchTransformersConfig, SwitchTransformersForConditionalGeneration
+
+    cfg = SwitchTransformersConfig()
+    model = SwitchTransformersForConditionalGeneration(cfg)
+    src = torch.randint(2, cfg.vocab_size, (8, 512), device="cuda")
+    tgt = torch.randint(2, cfg.vocab_size, (8, 128), device="cuda")
+    config = {"model": "switch-base-8 sizes (config)", "tokens": "8 x 512 -> 8 x 128"}
+    return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, 8, config)
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8271,6 +8309,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         bart_beam_ngram,
         gpt2_zero_grad_keep,
         vit_distill_fp32_teacher,
+        trocr_healthy,
+        switch_moe_healthy,
     )
 }
 
