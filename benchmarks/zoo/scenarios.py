@@ -7987,6 +7987,7 @@ def switch_moe_healthy(variant: str) -> Built:
     from transformers import SwitchTransformersConfig, SwitchTransformersForConditionalGeneration
 
     cfg = SwitchTransformersConfig()
+    cfg.decoder_start_token_id = 0  # T5's pad id; labels are shifted right from it
     model = SwitchTransformersForConditionalGeneration(cfg)
     src = torch.randint(2, cfg.vocab_size, (8, 512), device="cuda")
     tgt = torch.randint(2, cfg.vocab_size, (8, 128), device="cuda")

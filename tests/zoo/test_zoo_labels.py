@@ -242,6 +242,14 @@ WRONG_TOP: dict[tuple[str, str], str] = {
     "torch.compile(model) failed on it, so no measurement allows fusion",
 }
 FALSE_ALARMS: dict[tuple[str, str], str] = {
+    ("switch_moe_healthy", "healthy"): "holdout 92: fusion medium 22.1% (its fix says most of it "
+    "is host dispatch, 51.7 ms against 16.5 ms of kernel time) on SwitchTransformers at "
+    "switch-base-8 sizes, whose experts run in a Python loop over boolean masks that read the GPU "
+    "92 times a step (expert-loop, medium 19.7%); torch.compile(model) measured 5.6% slower with "
+    "15 graph breaks. By the rule, written before the run, it is a false alarm. Compile measured "
+    ">= 10% on 32 of the 36 runs where fusion >= medium was mostly host dispatch, so that alone "
+    "is no sign; the FP32 MoE runs (GraniteMoE, Mixtral, OLMoE) are the other fusion alarms on "
+    "experts",
     ("granitemoe_healthy", "healthy"): "holdout 85: fusion medium 24.8% (see WRONG_TOP) and "
     "sync_stall medium 11.1% (low since the fifty-sixth session: no GPU idle after them) on "
     "96 reads a step of group offsets to the host, all inside "
