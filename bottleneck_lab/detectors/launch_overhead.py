@@ -379,8 +379,8 @@ def detect(frame: TraceFrame, cfg: Config):
     idle_pct = f"{share:.1f}% of the step idle"
     if share - surest_share >= RANGE_PTS:
         idle_pct = (
-            f"{share:.1f}% of the step idle with the host at its typical speed under the "
-            f"profiler, {surest_share:.1f}% at its fastest plausible (the profiler hides which)"
+            f"{share:.1f}% of the step idle with the host at its typical speed without the "
+            f"profiler, {surest_share:.1f}% at its fastest plausible (the trace cannot tell which)"
         )
     if loop_sets_it:  # the share is what a fused step saves, not idle the trace shows
         idle_pct = (
