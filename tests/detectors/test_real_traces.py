@@ -298,6 +298,22 @@ def _zoo(run: str):
     return diagnose(load_trace(path), path=str(path))
 
 
+def test_precision_says_part_of_the_step_runs_outside_autocast_where_the_rest_is_half():
+    """Distillation with the ViT-B teacher's forward before the autocast block (holdout 91) and
+    Qwen2 with its LM head run outside it: 56% of FLOPs in FP32 beside 44% in BF16. Telling the
+    user to turn autocast on, which they did, sends them nowhere: the finding says part of the
+    step runs outside it and where to look. A step all in FP32 keeps the plain advice."""
+    for run in ("vit_distill_fp32_teacher/bad", "qwen2_fp32_lm_head/bad"):
+        f = next(x for x in _zoo(run).findings if x.kind == "precision")
+        assert f.evidence["half_flops_pct"] >= 10
+        assert "outside autocast" in f.title and "teacher" in f.fix
+        assert not f.fix.startswith("Run forward and loss under torch.autocast")
+    f = next(x for x in _zoo("deit_small_precision/bad").findings if x.kind == "precision")
+    assert f.evidence["half_flops_pct"] == 0
+    assert "outside autocast" not in f.title
+    assert f.fix.startswith("Run forward and loss under torch.autocast")
+
+
 def test_a_vocabulary_off_a_multiple_of_8_is_priced_from_the_steps_aligned_matmuls():
     """A Llama with one token added (holdout 35): its 32,001-row LM head ran on CUTLASS align1
     kernels at 123 TFLOP/s where the step's aligned matmuls reached 687; padding to 32,064
