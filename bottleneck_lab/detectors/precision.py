@@ -354,6 +354,8 @@ def detect(frame: TraceFrame, cfg: Config):
     total_flops = float(flops_by_dtype.sum())
     fp32_flops = float(flops_by_dtype[flops_by_dtype.index.isin(FP32)].sum())
     fp32_pct = 100.0 * fp32_flops / total_flops if total_flops else 0.0
+    half_flops = float(flops_by_dtype[flops_by_dtype.index.isin(HALF)].sum())
+    half_pct = 100.0 * half_flops / total_flops if total_flops else 0.0
     fp64_pct = 100.0 * float(flops_by_dtype.get("fp64", 0.0)) / total_flops if total_flops else 0.0
     is_tc = name_mask(k["name"], TENSOR_CORE_KERNEL)
     is_tf32 = (k["dtype"] == "tf32").to_numpy()  # efficiency.compute_ops tells TF32 by kernel name
@@ -488,8 +490,6 @@ def detect(frame: TraceFrame, cfg: Config):
             "(torch._grouped_mm: a mixture-of-experts layer's experts), which autocast does not "
             f"cover; in BF16 they {saves}"
         )
-    half_pct = 100.0 * float(flops_by_dtype[flops_by_dtype.index.isin(HALF)].sum())
-    half_pct = half_pct / total_flops if total_flops else 0.0
     # Half-precision matmuls beside the FP32 ones: autocast is on for part of the step, and the
     # rest runs outside it (a teacher called before the autocast block: holdout 91's ViT-B,
     # 56% of FLOPs in FP32 beside the student's BF16, 69.6% measured once inside it)
