@@ -5286,6 +5286,38 @@ HOLDOUT92: tuple[Scenario, ...] = (
         {"healthy": Run(None, _k("host_bound", "launch_overhead"))},
     ),
 )
+# Holdout 93 (2026-12-01, fifty-eighth session), builders and rules written and committed before
+# they ran on a GPU; no rule was written from these models or setups. Both train through
+# transformers' Trainer (its own step: accelerate's autocast wrapper, the loss's non-finite test,
+# gradient clipping to 1.0, fused AdamW, the LR scheduler; its DataLoader with no workers):
+# - trainer_bert_fp32: HF BERT at bert-base sizes, masked LM on 16 x 512 tokens: the
+#   TrainingArguments defaults, FP32, vs bf16=True.
+# - trainer_gpt2_nan_filter: HF GPT-2 (124M), causal LM on 8 x 1024 tokens, bf16=True:
+#   logging_nan_inf_filter at its default (True: each step's loss tested on the host) vs False.
+# Rules: a pair's fix counts if its fixed run's synchronised step (the capture's sidecars) is
+# >= 10% shorter. Then trainer_bert_fp32's bad run's diagnosis is precision and
+# trainer_gpt2_nan_filter's is sync_stall; under 10% both runs of the pair are healthy by the
+# fix. On every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile >= 10% faster (compile_savings.py --model-only, which turns on
+# the Trainer's torch_compile) allows fusion, and a run not measured allows no fusion. Any other
+# finding >= medium is a false alarm. The labels below are the rules before any measurement;
+# they are to be set from the measurements before scoring.
+HOLDOUT93: tuple[Scenario, ...] = (
+    Scenario(
+        "trainer_bert_fp32",
+        "HF BERT (config: bert-base sizes) masked-LM training through transformers' Trainer, 16 x "
+        "512 tokens: TrainingArguments' defaults (FP32) vs bf16=True",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "trainer_gpt2_nan_filter",
+        "HF GPT-2 (124M, config) causal-LM training through transformers' Trainer, bf16=True, 8 x "
+        "1024 tokens: logging_nan_inf_filter True (the default) vs False",
+        {"bad": Run(_k("sync_stall")), "fixed": HEALTHY},
+        fix_kind="sync_stall",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5446,6 +5478,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT90
     + HOLDOUT91
     + HOLDOUT92
+    + HOLDOUT93
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7995,6 +7995,99 @@ def switch_moe_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, 8, config)
 
 
+def _trainer_train(torch, model, rows, batch: int, config: dict, **training_args) -> Built:
+    """`model` trained by transformers' Trainer on the dicts `rows` (default collator, its own
+    DataLoader: no workers, pinned memory), `batch` rows a step, with TrainingArguments' defaults
+    but for `training_args` (under COMPILE_MODEL also torch_compile=True, the Trainer's own
+    compile switch). Trainer.train() runs its loop to the end, so each step here runs one
+    optimizer step as Trainer._run_epoch does it in transformers 5.17 with no gradient
+    accumulation (the micro-step hooks and loggers are no-ops without callbacks): its batch and
+    item count, training_step (autocast, if any, from the accelerator's wrapper of the model),
+    the loss's non-finite test (logging_nan_inf_filter, on by default: a read of the loss on the
+    host), gradient clipping to max_grad_norm, the optimizer and LR scheduler steps and
+    model.zero_grad()."""
+    import tempfile
+
+    from transformers import Trainer, TrainingArguments
+
+    if COMPILE_MODEL:
+        training_args["torch_compile"] = True
+    args = TrainingArguments(
+        output_dir=tempfile.mkdtemp(prefix="zoo_trainer_"),
+        per_device_train_batch_size=batch,
+        max_steps=100_000,
+        report_to=[],
+        disable_tqdm=True,
+        save_strategy="no",
+        logging_strategy="no",
+        **training_args,
+    )
+    trainer = Trainer(model=model, args=args, train_dataset=rows)
+    loader = trainer.get_train_dataloader()
+    wrapped, loader = trainer._prepare_for_training(args.max_steps, loader, None)
+    trainer._tr_loss = torch.tensor(0.0, device=args.device)
+    wrapped.zero_grad()
+    next_batch = _endless(loader)
+
+    def step():
+        batches, n_items = trainer.get_batch_samples(iter([next_batch()]), 1, args.device)
+        trainer.current_gradient_accumulation_steps = 1
+        loss = trainer.training_step(wrapped, batches[0], n_items)
+        if args.logging_nan_inf_filter and (torch.isnan(loss) or torch.isinf(loss)):
+            trainer._tr_loss += trainer._tr_loss / 2
+        else:
+            trainer._tr_loss += loss
+        if args.max_grad_norm > 0:
+            trainer._clip_grad_norm(wrapped)
+        trainer.optimizer.step()
+        if not trainer.accelerator.optimizer_step_was_skipped:
+            trainer.lr_scheduler.step()
+        wrapped.zero_grad()
+        trainer.state.global_step += 1
+
+    config = {**config, "loop": "transformers.Trainer (its step, as _run_epoch runs it)"}
+    config |= {
+        "optim": str(getattr(args.optim, "value", args.optim)),
+        "bf16": args.bf16,
+        **training_args,
+    }
+    return Built(step, batch, config)
+
+
+def _token_rows(torch, n: int, length: int, vocab: int) -> list[dict]:
+    """`n` rows of `length` random token ids (input_ids, labels the same) in host memory, as a
+    tokenised dataset hands them to the Trainer's collator."""
+    ids = torch.randint(0, vocab, (n, length))
+    return [{"input_ids": r, "labels": r.clone()} for r in ids]
+
+
+def trainer_bert_fp32(variant: str) -> Built:
+    """HF BERT (config: bert-base sizes) masked-LM training through transformers' Trainer, 16 x
+    512 tokens a step: TrainingArguments' defaults, so FP32 (bad), vs bf16=True (fixed)."""
+    torch = _torch()
+    from transformers import BertConfig, BertForMaskedLM
+
+    model = BertForMaskedLM(BertConfig())
+    rows = _token_rows(torch, 1024, 512, BertConfig().vocab_size)
+    config = {"model": "bert-base sizes (config)", "tokens": "16 x 512"}
+    return _trainer_train(torch, model, rows, 16, config, bf16=variant == "fixed")
+
+
+def trainer_gpt2_nan_filter(variant: str) -> Built:
+    """HF GPT-2 (124M, config) causal-LM training through transformers' Trainer with bf16=True,
+    8 x 1024 tokens a step: logging_nan_inf_filter at its default, True, which tests each step's
+    loss for NaN or inf on the host (bad), vs False (fixed)."""
+    torch = _torch()
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    model = GPT2LMHeadModel(GPT2Config())
+    rows = _token_rows(torch, 512, 1024, GPT2Config().vocab_size)
+    config = {"model": "gpt2 (config)", "tokens": "8 x 1024"}
+    return _trainer_train(
+        torch, model, rows, 8, config, bf16=True, logging_nan_inf_filter=variant == "bad"
+    )
+
+
 BUILDERS: dict[str, Callable[[str], Built]] = {
     f.__name__: f
     for f in (
@@ -8312,6 +8405,8 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         vit_distill_fp32_teacher,
         trocr_healthy,
         switch_moe_healthy,
+        trainer_bert_fp32,
+        trainer_gpt2_nan_filter,
     )
 }
 
