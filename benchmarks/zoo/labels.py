@@ -5318,6 +5318,28 @@ HOLDOUT93: tuple[Scenario, ...] = (
         fix_kind="sync_stall",
     ),
 )
+# Holdout 94 (2026-12-01, fifty-eighth session), builder and rule written and committed after
+# holdout 93's runs and before this one ran on a GPU; no rule was written from it.
+# - trainer_vit_jpeg_workers: HF ViT at vit-base-patch16-224 sizes classifying batches of 64 real
+#   JPEGs through transformers' Trainer, bf16=True, each image decoded, cropped, flipped and
+#   normalised in FP32 on the CPU: dataloader_num_workers at its default, 0, vs 8 (persistent).
+# Rules: the fix counts if the fixed run's synchronised step (the capture's sidecars) is >= 10%
+# shorter; then the bad run's diagnosis is data_loading; under 10% both runs are healthy by the
+# fix. On every run: a GPU busy under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile >= 10% faster (compile_savings.py --model-only: the Trainer's
+# torch_compile) allows fusion, and a run not measured allows no fusion. Any other finding >=
+# medium is a false alarm. The label below is the rule before any measurement; it is to be set
+# from the measurements before scoring.
+HOLDOUT94: tuple[Scenario, ...] = (
+    Scenario(
+        "trainer_vit_jpeg_workers",
+        "HF ViT (config: vit-base-patch16-224 sizes) classifying 64 JPEGs a step through "
+        "transformers' Trainer, bf16=True, per-sample decode and FP32 normalise on the CPU: "
+        "dataloader_num_workers 0 (the default) vs 8",
+        {"bad": Run(_k("data_loading")), "fixed": HEALTHY},
+        fix_kind="data_loading",
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5479,6 +5501,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT91
     + HOLDOUT92
     + HOLDOUT93
+    + HOLDOUT94
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}

@@ -7995,7 +7995,9 @@ def switch_moe_healthy(variant: str) -> Built:
     return _hf_train(torch, model, lambda m: m(input_ids=src, labels=tgt).loss, 8, config)
 
 
-def _trainer_train(torch, model, rows, batch: int, config: dict, **training_args) -> Built:
+def _trainer_train(
+    torch, model, rows, batch: int, config: dict, warmup_steps: int = WARMUP_STEPS, **training_args
+) -> Built:
     """`model` trained by transformers' Trainer on the dicts `rows` (default collator, its own
     DataLoader: no workers, pinned memory), `batch` rows a step, with TrainingArguments' defaults
     but for `training_args` (under COMPILE_MODEL also torch_compile=True, the Trainer's own
@@ -8051,7 +8053,7 @@ def _trainer_train(torch, model, rows, batch: int, config: dict, **training_args
         "bf16": args.bf16,
         **training_args,
     }
-    return Built(step, batch, config)
+    return Built(step, batch, config, warmup_steps=warmup_steps)
 
 
 def _token_rows(torch, n: int, length: int, vocab: int) -> list[dict]:
@@ -8071,6 +8073,45 @@ def trainer_bert_fp32(variant: str) -> Built:
     rows = _token_rows(torch, 1024, 512, BertConfig().vocab_size)
     config = {"model": "bert-base sizes (config)", "tokens": "16 x 512"}
     return _trainer_train(torch, model, rows, 16, config, bf16=variant == "fixed")
+
+
+class _JpegPixelDataset(_JpegDataset):
+    """_JpegDataset's decode, crop and flip, then what a HF image processor does on the CPU:
+    scale to [0, 1] and normalise in FP32, as {"pixel_values", "labels"} rows for a Trainer."""
+
+    def __getitem__(self, i):
+        import torch
+
+        img, label = super().__getitem__(i)
+        mean = torch.tensor([0.5, 0.5, 0.5]).view(3, 1, 1)
+        pixels = (img.float() / 255 - mean) / 0.5
+        return {"pixel_values": pixels, "labels": label}
+
+
+def trainer_vit_jpeg_workers(variant: str) -> Built:
+    """HF ViT (config: vit-base-patch16-224 sizes, 1000 classes) image classification through
+    transformers' Trainer with bf16=True, batch 64 of real JPEGs decoded, cropped, flipped and
+    normalised per sample on the CPU: TrainingArguments' dataloader_num_workers at its default,
+    0, so in the training process (bad), vs 8 workers, kept alive across epochs (fixed)."""
+    torch = _torch()
+    from transformers import ViTConfig, ViTForImageClassification
+
+    workers = 8 if variant == "fixed" else 0
+    model = ViTForImageClassification(ViTConfig(num_labels=1000))
+    rows = _JpegPixelDataset(_make_jpegs())
+    config = {"model": "vit-base-patch16-224 sizes (config)", "images": "64 x 224 x 224"}
+    config["decode"] = "PIL JPEG, crop, flip, normalise in FP32 (CPU)"
+    return _trainer_train(
+        torch,
+        model,
+        rows,
+        64,
+        config,
+        warmup_steps=_drain_steps(workers),
+        bf16=True,
+        dataloader_num_workers=workers,
+        dataloader_persistent_workers=workers > 0,
+    )
 
 
 def trainer_gpt2_nan_filter(variant: str) -> Built:
@@ -8407,6 +8448,7 @@ BUILDERS: dict[str, Callable[[str], Built]] = {
         switch_moe_healthy,
         trainer_bert_fp32,
         trainer_gpt2_nan_filter,
+        trainer_vit_jpeg_workers,
     )
 }
 
