@@ -259,6 +259,23 @@ def device_facts(device: str | torch.device) -> dict[str, Any]:
     }
 
 
+def sidecar_head(demo: str, variant: str, trace_path: Path, device: str | torch.device) -> dict:
+    """The sidecar's first keys: what ran, when, the trace file, and the machine."""
+    return {
+        "schema": SCHEMA,
+        "demo": demo,
+        "variant": variant,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "trace_file": trace_path.name,
+        "trace_bytes": trace_path.stat().st_size,
+        "device": device_facts(device),
+        "torch_version": torch.__version__,
+        "cuda_version": torch.version.cuda,
+        "python_version": platform.python_version(),
+        "host_cpu_count": os.cpu_count(),
+    }
+
+
 def backend_flags() -> dict[str, Any]:
     return {
         "float32_matmul_precision": torch.get_float32_matmul_precision(),
@@ -326,17 +343,7 @@ def capture(
 
     mean_s = timed["step_time_ms"]["mean"] / 1e3
     meta: dict[str, Any] = {
-        "schema": SCHEMA,
-        "demo": demo,
-        "variant": variant,
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "trace_file": trace_path.name,
-        "trace_bytes": trace_path.stat().st_size,
-        "device": device_facts(device),
-        "torch_version": torch.__version__,
-        "cuda_version": torch.version.cuda,
-        "python_version": platform.python_version(),
-        "host_cpu_count": os.cpu_count(),
+        **sidecar_head(demo, variant, trace_path, device),
         "batch_size": batch_size,
         "steps_profiled": settings.active,
         "profiler": {

@@ -5364,6 +5364,43 @@ HOLDOUT94: tuple[Scenario, ...] = (
         fix_kind="data_loading",
     ),
 )
+# Holdout 95 (2026-12-02, fifty-ninth session), builders and rules written and committed before
+# they ran on a GPU; no rule was written from these models or this setup. Both train through
+# PyTorch Lightning's Trainer.fit and are profiled as a Lightning user profiles,
+# Trainer(profiler=PyTorchProfiler(dirpath, filename)) at its defaults: the fit's steps 2 to 4 in
+# a fresh process, no shapes, no memory events, a [pl][module] range around every module's
+# forward, ProfilerStep spans that run from one forward's end to the next
+# (benchmarks/zoo/lightning_capture.py; the sidecar's step time from a second fit, outside the
+# profiler). Each LightningModule logs its loss with self.log(prog_bar=True) under the default
+# progress bar; the batches come whole from memory, pinned.
+# - lightning_resnet50_precision: torchvision ResNet-50, batch 128, SGD with momentum:
+#   Lightning's default precision="32-true" vs "bf16-mixed".
+# - lightning_smollm_healthy: HF Llama at SmolLM-135M sizes, causal LM on 8 x 1024 tokens,
+#   bf16-mixed, torch's AdamW at its defaults.
+# Rules: the pair's fix counts if its fixed run's synchronised step is >= 10% shorter; then the
+# bad run's diagnosis is precision; under 10% both runs are healthy by the fix. On every run: a
+# GPU busy (from the trace) under 80% of the synchronised step allows host_bound and
+# launch_overhead; torch.compile(model) >= 10% faster (lightning_capture.py --compile) allows
+# fusion, and a run not measured allows no fusion. The profiled window is the first steps of a
+# fresh process, but a cold-start finding (kind host_bound) is scored as host_bound is: no
+# allowance for it. Any other finding >= medium is a false alarm. The labels below are the rules before any measurement; they are to be
+# set from the measurements before scoring.
+HOLDOUT95: tuple[Scenario, ...] = (
+    Scenario(
+        "lightning_resnet50_precision",
+        "torchvision ResNet-50 training through PyTorch Lightning's Trainer.fit, batch 128, SGD, "
+        "profiled by Lightning's PyTorchProfiler: precision='32-true' (the default) vs "
+        "'bf16-mixed'",
+        {"bad": Run(_k("precision")), "fixed": HEALTHY},
+        fix_kind="precision",
+    ),
+    Scenario(
+        "lightning_smollm_healthy",
+        "HF Llama (config: SmolLM-135M sizes) causal-LM training through PyTorch Lightning's "
+        "Trainer.fit, 8 x 1024 tokens, bf16-mixed, AdamW, profiled by Lightning's PyTorchProfiler",
+        {"healthy": HEALTHY},
+    ),
+)
 # The seven demo pairs in traces/h100 (see traces/README.md), held to the same standard.
 DEMOS: tuple[Scenario, ...] = (
     # dataloader, batch_size and sync train in FP32 (TF32 convolutions, FP32 matmuls) in both
@@ -5526,6 +5563,7 @@ ALL: tuple[Scenario, ...] = (
     + HOLDOUT92
     + HOLDOUT93
     + HOLDOUT94
+    + HOLDOUT95
     + DEMOS
 )
 BY_NAME: dict[str, Scenario] = {s.name: s for s in ALL}
