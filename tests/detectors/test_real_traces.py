@@ -389,6 +389,18 @@ def test_a_model_made_float64_is_priced_against_bf16():
     assert not [x for x in fixed.findings if x.kind == "precision" and x.severity != "info"]
 
 
+def test_bf16_advice_on_a_conv_net_with_batch_norm_says_channels_last_is_part_of_it():
+    """Lightning's precision="bf16-mixed" alone on ResNet-50 (holdout 95) saved 9%: batch norm
+    on NCHW BF16 tensors ran PyTorch's NCHW kernels, 55% of the GPU time; with channels_last the
+    step saved 50%. The FP32 run's fix says channels_last is part of the promise and why batch
+    norm needs it; a conv net without layout conversions (ConvNeXt) is not told."""
+    (f,) = [x for x in _zoo("lightning_resnet50_precision/bad").findings if x.kind == "precision"]
+    assert f.evidence["layout_conversion_us_per_step"] > 0
+    assert "channels_last" in f.fix and "batch norm" in f.fix
+    (g,) = [x for x in _zoo("convnext_tiny_fp32_precision/bad").findings if x.kind == "precision"]
+    assert "channels_last" not in g.fix and "batch norm" not in g.fix
+
+
 def test_bf16_advice_on_a_step_with_ffts_says_torch_fft_has_no_bf16():
     """HF FNet mixes tokens with FFTs (holdout 58): the precision finding's BF16 autocast would
     raise at the first FFT (torch.fft has no BF16 kernel; HF Autoformer under BF16 autocast
