@@ -3,6 +3,7 @@ PyTorchProfiler, the trace a Lightning user gets, with the capture sidecar besid
 
     PYTHONPATH=. python benchmarks/zoo/lightning_capture.py --out traces/zoo --only NAME[,NAME]
     PYTHONPATH=. python benchmarks/zoo/lightning_capture.py --compile NAME:VARIANT ...
+    PYTHONPATH=. python benchmarks/zoo/lightning_capture.py --time-run NAME:VARIANT[:after]
 
 A Lightning trace differs from bottleneck_lab.capture's: `Trainer(profiler=PyTorchProfiler(...))`
 profiles the fit's first steps under its default schedule (wait=1, warmup=1, active=3) without
@@ -20,6 +21,8 @@ and forward). Each run, in a process of its own (--timeout each):
 
 --compile NAME:VARIANT times the second fit eagerly and again with torch.compile(model) on the
 module's `model` (more warm-up: that compiles), each in a fresh Trainer, and prints the saving.
+--time-run NAME:VARIANT[:after] times the second fit alone in this process (after the profiled
+fit with :after), to tell the host's pace between processes from the profiler's after-effects.
 """
 
 from __future__ import annotations
@@ -371,7 +374,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--run", help=argparse.SUPPRESS)  # NAME:VARIANT, in this process
     ap.add_argument("--compile-run", help=argparse.SUPPRESS)
-    ap.add_argument("--time-run", help=argparse.SUPPRESS)  # NAME:VARIANT[:after]
+    ap.add_argument("--time-run", metavar="NAME:VARIANT[:after]")
     args = ap.parse_args()
     if args.run:
         capture_run(*args.run.split(":"), args.out)
