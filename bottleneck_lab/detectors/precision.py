@@ -88,8 +88,9 @@ NCHW_HALF_BATCH_NORM_KERNEL = re.compile(
     r"at::native::batch_norm_(backward|backward_reduce|backward_elemt|collect_statistics|"
     r"transform_input)_kernel<[^>]*c10::(BFloat16|Half)"
 )
-# Share of the GPU's kernel time in those kernels (and cuDNN's layout conversions) from which a
-# half-precision step is told about channels_last, at info: no estimate is given.
+# Share of the GPU's kernel time in those kernels (cuDNN's layout conversions are reported
+# beside it, not counted) from which a half-precision step is told about channels_last, at
+# info: no estimate is given.
 NCHW_NOTE_MIN_PCT = 10.0
 # Ops that CUDA autocast runs in float32 (PyTorch's AMP op reference, "CUDA Ops that can
 # autocast to float32"), as aten names, forward and backward.
